@@ -1,0 +1,66 @@
+import cookieParser from 'cookie-parser';
+import express, { type Express, type RequestHandler } from 'express';
+import { pinoHttp } from 'pino-http';
+import { logger } from './logger';
+import { apiKeyAuth, type KeyRequirement } from './http/middleware/api-key-auth';
+import { errorHandler, unknownRoute } from './http/middleware/error-handler';
+import { idempotency } from './http/middleware/idempotency';
+import { rateLimit } from './http/middleware/rate-limit';
+import { requestId } from './http/middleware/request-id';
+import { apiKeyRouter } from './routes/api-key';
+import { authRouter } from './routes/auth';
+import { docsRouter } from './routes/docs';
+import { outboxRouter } from './routes/outbox';
+import { projectsRouter } from './routes/projects';
+import { systemRouter } from './routes/system';
+import { usersRouter } from './routes/users';
+import { createServices, type AppDeps } from './services';
+
+const SEND_BODY_LIMIT = '40mb';
+const BODY_LIMIT = '1mb';
+
+/** Builds the Express app: shared middleware, every router, then the one error middleware. */
+export function createApp(deps: AppDeps): Express {
+  const { config, dataSource } = deps;
+  const services = createServices(deps);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', true);
+  app.set('query parser', 'extended');
+
+  app.use(requestId);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (req) => (req as express.Request).id,
+      quietReqLogger: true,
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(cookieParser());
+  app.use('/v1/send', express.json({ limit: SEND_BODY_LIMIT }));
+  app.use(express.json({ limit: BODY_LIMIT }));
+
+  /** Key authentication, the per-project rate limit and Idempotency-Key, in that order. */
+  const keyed = (requirement: KeyRequirement): RequestHandler[] => [
+    apiKeyAuth(dataSource, requirement),
+    rateLimit(dataSource, config.rateLimitPerMinute),
+    idempotency(dataSource, config.idempotencyTtlHours),
+  ];
+
+  app.use(systemRouter(deps));
+  app.use(docsRouter({ version: config.version, publicUrl: config.publicUrl }));
+  if (config.transport === 'outbox') app.use(outboxRouter({ dataSource }));
+  app.use(authRouter(services, config, dataSource));
+  app.use(usersRouter(services, dataSource));
+  app.use(projectsRouter(services, dataSource));
+  app.use('/v1/api-key', keyed('secret'));
+  app.use(apiKeyRouter());
+
+  app.use(unknownRoute);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,45 @@
+import { createApp } from '../app';
+import { loadConfig } from '../config';
+import { logger } from '../logger';
+import { createMailer } from '../mailer';
+import { listen } from '../runtime/http-server';
+import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
+import { runMain } from '../runtime/shutdown';
+import { runWorker } from '../runtime/worker-runner';
+import { connectTemporal } from '../temporal/client';
+import { ensureHousekeeping } from '../temporal/housekeeping';
+
+/** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
+runMain('Herald', async (shutdown) => {
+  const config = loadConfig();
+  logger.level = config.logLevel;
+
+  const { dataSource, embedded } = await acquireDatabase(config, shutdown);
+  const temporal = await acquireTemporal(config, shutdown);
+  const { connection, client } = await connectTemporal(temporal.address, config.temporalNamespace);
+  shutdown.add('Temporal client', () => connection.close());
+
+  const mailer = createMailer(config, dataSource);
+  shutdown.add('mailer', async () => mailer.close?.());
+  await runWorker(config, temporal.address, { dataSource, mailer }, shutdown);
+  await ensureHousekeeping(client, config.taskQueue);
+
+  const api = await listen(createApp({ config, dataSource, mailer, temporal: client }), config.port);
+  shutdown.add('API', api.close);
+
+  const base = `http://localhost:${config.port}`;
+  const lines = [
+    '',
+    'Herald is running',
+    `  API            ${base}`,
+    `  API docs       ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
+    `  Temporal UI    ${temporal.uiUrl ?? `not available (${temporal.kind === 'external' ? 'external Temporal' : 'in-memory test server'})`}`,
+    `  Temporal       ${temporal.address} (${temporal.kind})`,
+    `  Postgres       ${embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL'}`,
+    `  Mail transport ${config.transport}${config.transport === 'outbox' ? `  (messages at ${base}/outbox)` : ''}`,
+    ...(config.mailEventsSecretGenerated ? [`  Mail events    POST ${config.publicUrl}/webhooks/mail-events?secret=${config.mailEventsSecret}`] : []),
+    'Press Ctrl-C to stop.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+});

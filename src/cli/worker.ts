@@ -1,0 +1,26 @@
+import { ConfigError, loadConfig } from '../config';
+import { openDatabase } from '../db/data-source';
+import { logger } from '../logger';
+import { createMailer } from '../mailer';
+import { runMain } from '../runtime/shutdown';
+import { runWorker } from '../runtime/worker-runner';
+import { connectTemporal } from '../temporal/client';
+import { ensureHousekeeping } from '../temporal/housekeeping';
+
+/** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
+runMain('Herald worker', async (shutdown) => {
+  const config = loadConfig();
+  logger.level = config.logLevel;
+  if (!config.databaseUrl || !config.temporalAddress) {
+    throw new ConfigError('start:worker needs DATABASE_URL and TEMPORAL_ADDRESS (use npm start for the embedded setup)');
+  }
+  const dataSource = await openDatabase(config.databaseUrl);
+  shutdown.add('database pool', () => dataSource.destroy());
+  const mailer = createMailer(config, dataSource);
+  shutdown.add('mailer', async () => mailer.close?.());
+  await runWorker(config, config.temporalAddress, { dataSource, mailer }, shutdown);
+  const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
+  await ensureHousekeeping(client, config.taskQueue);
+  await connection.close();
+  logger.info(`Herald worker polling task queue "${config.taskQueue}"`);
+});

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Delivery transport chosen from configuration. */
+export type Transport = 'ses' | 'smtp' | 'outbox';
+
+export interface Config {
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  embeddedPostgresPort: number;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  temporalPort: number;
+  temporalUiPort: number;
+  temporalCliPath: string | undefined;
+  taskQueue: string;
+  transport: Transport;
+  sesRegion: string | undefined;
+  sesEndpoint: string | undefined;
+  sesConfigurationSet: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  mailEventsSecret: string;
+  mailEventsSecretGenerated: boolean;
+  dnsServers: string[];
+  webhookAllowPrivate: boolean;
+  rateLimitPerMinute: number;
+  idempotencyTtlHours: number;
+  disableSignups: boolean;
+  segmentRecomputeMinutes: number;
+  sessionSecret: string;
+  tokenSecret: string;
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  sendRatePerSecond: number | undefined;
+  logLevel: string;
+  version: string;
+}
+
+/** A configuration value that cannot be used; start-up stops with its message. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback?: string): string | undefined {
+  const raw = str(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function hostPorts(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!/^[^\s:]+(:\d{1,5})?$/.test(entry) && !/^\[[0-9a-f:]+\](:\d{1,5})?$/i.test(entry)) {
+      throw new ConfigError(`${name} must be a comma-separated list of host:port, got "${entry}"`);
+    }
+  }
+  return entries;
+}
+
+/** Secrets that are generated once and kept under DATA_DIR when not configured. */
+function storedSecrets(dataDir: string): Record<string, string> {
+  const file = path.join(dataDir, 'secrets.json');
+  const existing: Record<string, string> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+  let changed = false;
+  for (const key of ['sessionSecret', 'tokenSecret', 'mailEventsSecret', 'postgresPassword']) {
+    if (!existing[key]) {
+      existing[key] = randomBytes(24).toString('base64url');
+      changed = true;
+    }
+  }
+  if (changed) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify(existing, null, 2), { mode: 0o600 });
+  }
+  return existing;
+}
+
+/** Reads and validates the whole configuration from an environment. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 1);
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? '.data');
+  const secrets = storedSecrets(dataDir);
+  const sesRegion = str(env, 'SES_REGION');
+  const smtpUrl = url(env, 'SMTP_URL');
+  const mailEventsSecret = str(env, 'MAIL_EVENTS_SECRET');
+  const sendRate = str(env, 'SEND_RATE_PER_SECOND');
+  if (sendRate !== undefined && !(Number(sendRate) > 0)) {
+    throw new ConfigError(`SEND_RATE_PER_SECOND must be a positive number, got "${sendRate}"`);
+  }
+  const temporalAddress = str(env, 'TEMPORAL_ADDRESS');
+  if (temporalAddress !== undefined && !/^[^\s:]+:\d{1,5}$/.test(temporalAddress)) {
+    throw new ConfigError(`TEMPORAL_ADDRESS must be host:port, got "${temporalAddress}"`);
+  }
+  return {
+    port,
+    publicUrl: url(env, 'PUBLIC_URL', `http://localhost:${port}`)!,
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL'),
+    embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1),
+    temporalAddress,
+    temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+    temporalPort: int(env, 'TEMPORAL_PORT', 7233, 1),
+    temporalUiPort: int(env, 'TEMPORAL_UI_PORT', 8233, 1),
+    temporalCliPath: str(env, 'TEMPORAL_CLI_PATH'),
+    taskQueue: str(env, 'TEMPORAL_TASK_QUEUE') ?? 'herald',
+    transport: sesRegion ? 'ses' : smtpUrl ? 'smtp' : 'outbox',
+    sesRegion,
+    sesEndpoint: url(env, 'SES_ENDPOINT'),
+    sesConfigurationSet: str(env, 'SES_CONFIGURATION_SET'),
+    smtpUrl,
+    mailFrom: str(env, 'MAIL_FROM') ?? 'Herald <no-reply@herald.localhost>',
+    mailEventsSecret: mailEventsSecret ?? secrets.mailEventsSecret,
+    mailEventsSecretGenerated: mailEventsSecret === undefined,
+    dnsServers: hostPorts(env, 'DNS_SERVERS'),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
+    idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
+    disableSignups: bool(env, 'DISABLE_SIGNUPS', false),
+    segmentRecomputeMinutes: int(env, 'SEGMENT_RECOMPUTE_MINUTES', 15, 1),
+    sessionSecret: str(env, 'SESSION_SECRET') ?? secrets.sessionSecret,
+    tokenSecret: str(env, 'TOKEN_SECRET') ?? secrets.tokenSecret,
+    stripeSecretKey: str(env, 'STRIPE_SECRET_KEY'),
+    stripeWebhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET'),
+    sendRatePerSecond: sendRate === undefined ? undefined : Number(sendRate),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    version: (require('../package.json') as { version: string }).version,
+  };
+}
+
+/** The embedded Postgres password kept under DATA_DIR. */
+export function embeddedPostgresPassword(config: Config): string {
+  return storedSecrets(config.dataDir).postgresPassword;
+}

@@ -1,0 +1,12 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/** A person who signs in to manage projects. */
+@Entity('users')
+export class User {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'text' }) email: string;
+  @Column({ type: 'text' }) passwordHash: string;
+  @Column({ type: 'boolean', default: false }) emailVerified: boolean;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}

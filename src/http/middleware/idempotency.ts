@@ -1,0 +1,84 @@
+import type { RequestHandler, Response } from 'express';
+import type { DataSource } from 'typeorm';
+import { ApiError, validationError } from '../errors';
+import '../request-context';
+
+const VALID_KEY = /^[\x20-\x7E]{1,255}$/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+interface StoredKey {
+  method: string;
+  path: string;
+  status_code: number | null;
+  created_at: Date;
+}
+
+/**
+ * `Idempotency-Key` handling, project-scoped and stored in Postgres. The first request
+ * with a key claims it atomically (so of two concurrent requests only one runs); any
+ * later use within the TTL answers 409 `IDEMPOTENCY_KEY_REUSED`. A request refused with
+ * a 4xx gives its key back; one that ran (2xx, 5xx) keeps it used.
+ */
+export function idempotency(dataSource: DataSource, ttlHours: number): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.header('idempotency-key');
+    if (key === undefined || SAFE_METHODS.has(req.method)) return next();
+    if (!VALID_KEY.test(key)) {
+      throw validationError([
+        {
+          field: 'Idempotency-Key',
+          code: 'invalid_string',
+          message: 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+        },
+      ]);
+    }
+    const projectId = req.project!.id;
+    const claimed: { created_at: Date }[] = await dataSource.query(
+      `INSERT INTO idempotency_keys (project_id, key, method, path, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
+       ON CONFLICT (project_id, key) DO UPDATE
+         SET method = EXCLUDED.method, path = EXCLUDED.path, status_code = NULL,
+             created_at = now(), expires_at = EXCLUDED.expires_at
+         WHERE idempotency_keys.expires_at <= now()
+       RETURNING created_at`,
+      [projectId, key, req.method, req.originalUrl.split('?')[0], ttlHours],
+    );
+    if (claimed.length === 0) {
+      const [stored]: StoredKey[] = await dataSource.query(
+        'SELECT method, path, status_code, created_at FROM idempotency_keys WHERE project_id = $1 AND key = $2',
+        [projectId, key],
+      );
+      throw new ApiError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another request', {
+        details: {
+          key,
+          originalRequest: stored ? { method: stored.method, path: stored.path } : null,
+          originalRequestAt: stored?.created_at.toISOString() ?? null,
+          originalStatusCode: stored?.status_code ?? null,
+        },
+        suggestion: 'Use a new Idempotency-Key for a new request.',
+      });
+    }
+    settleOnResponse(res, (statusCode) =>
+      statusCode >= 400 && statusCode < 500
+        ? dataSource.query('DELETE FROM idempotency_keys WHERE project_id = $1 AND key = $2', [projectId, key])
+        : dataSource.query('UPDATE idempotency_keys SET status_code = $3 WHERE project_id = $1 AND key = $2', [
+            projectId,
+            key,
+            statusCode,
+          ]),
+    );
+    next();
+  };
+}
+
+/** Runs `settle` with the final status before a JSON answer leaves (or after any other answer ends). */
+function settleOnResponse(res: Response, settle: (statusCode: number) => Promise<unknown>): void {
+  let settled: Promise<unknown> | undefined;
+  const once = () => (settled ??= settle(res.statusCode).catch((err) => res.req.log?.error({ err }, 'idempotency settle failed')));
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    void once().then(() => json(body));
+    return res;
+  };
+  res.on('finish', () => void once());
+}

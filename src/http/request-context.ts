@@ -1,0 +1,29 @@
+import type { ApiKeyKind } from '../entities/api-key';
+
+/** The project an API key authenticated, as middleware attaches it to a request. */
+export interface KeyProject {
+  id: string;
+  name: string;
+  keyKind: ApiKeyKind;
+}
+
+/** The signed-in user, as the session middleware attaches it to a request. */
+export interface SessionUser {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  createdAt: Date;
+  sessionId: string;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      project?: KeyProject;
+      user?: SessionUser;
+    }
+  }
+}
+
+export {};

@@ -1,0 +1,91 @@
+import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
+import { Router, type CookieOptions, type Response } from 'express';
+import type { Config } from '../config';
+import { parseBody } from '../http/validate';
+import { userView } from '../services/auth-service';
+import type { Services } from '../services';
+import { SESSION_COOKIE, SESSION_DAYS, closeSession } from '../services/sessions';
+import type { DataSource } from 'typeorm';
+
+class Credentials {
+  @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
+  @IsString() @MinLength(8) @MaxLength(256) password: string;
+}
+
+class LoginBody {
+  @IsString() @IsNotEmpty() email: string;
+  @IsString() @IsNotEmpty() password: string;
+}
+
+class EmailBody {
+  @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
+}
+
+class TokenBody {
+  @IsString() @IsNotEmpty() token: string;
+}
+
+class PasswordResetBody extends TokenBody {
+  @IsString() @MinLength(8) @MaxLength(256) password: string;
+}
+
+function cookieOptions(config: Config): CookieOptions {
+  return {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.publicUrl.startsWith('https://'),
+    path: '/',
+  };
+}
+
+/** Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`). */
+export function authRouter(services: Services, config: Config, dataSource: DataSource): Router {
+  const router = Router();
+  const setSession = (res: Response, token: string) =>
+    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: SESSION_DAYS * 86_400_000 });
+
+  router.post('/auth/signup', async (req, res) => {
+    const body = parseBody(Credentials, req.body);
+    const { user, sessionToken } = await services.auth.signup(body.email, body.password);
+    setSession(res, sessionToken).status(201).json(userView(user));
+  });
+
+  router.post('/auth/login', async (req, res) => {
+    const body = parseBody(LoginBody, req.body);
+    const { user, sessionToken } = await services.auth.login(body.email, body.password);
+    setSession(res, sessionToken).json(userView(user));
+  });
+
+  router.get('/auth/logout', async (req, res) => {
+    const token: unknown = req.cookies?.[SESSION_COOKIE];
+    if (typeof token === 'string' && token) await closeSession(dataSource, token);
+    res.clearCookie(SESSION_COOKIE, cookieOptions(config)).json({ success: true });
+  });
+
+  router.get('/auth/oauth-config', (_req, res) => {
+    res.json({ providers: [] });
+  });
+
+  router.post('/auth/request-verification', async (req, res) => {
+    await services.auth.requestVerification(parseBody(EmailBody, req.body).email);
+    res.json({ success: true });
+  });
+
+  router.post('/auth/verify-email', async (req, res) => {
+    await services.auth.verifyEmail(parseBody(TokenBody, req.body).token);
+    res.json({ success: true });
+  });
+
+  router.post('/auth/request-password-reset', async (req, res) => {
+    await services.auth.requestPasswordReset(parseBody(EmailBody, req.body).email);
+    res.json({ success: true });
+  });
+
+  router.post('/auth/reset-password', async (req, res) => {
+    const body = parseBody(PasswordResetBody, req.body);
+    await services.auth.resetPassword(body.token, body.password);
+    res.json({ success: true });
+  });
+
+  return router;
+}

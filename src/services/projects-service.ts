@@ -1,0 +1,86 @@
+import type { DataSource } from 'typeorm';
+import { ApiKey } from '../entities/api-key';
+import { Project } from '../entities/project';
+import { ProjectMember, type MemberRole } from '../entities/project-member';
+import { forbidden } from '../http/errors';
+import { issueKeys, type IssuedKeys } from './api-keys';
+import { requireManager } from './members-service';
+import { wipeProjectData } from './project-data';
+
+/** A project as its members see it; the plain keys appear only right after they were issued. */
+export function projectView(project: Project, role: MemberRole, prefixes: Record<string, string>, keys?: IssuedKeys) {
+  return {
+    id: project.id,
+    name: project.name,
+    ...(keys ?? {}),
+    publicKeyPrefix: keys ? keys.publicKey.slice(0, 10) : prefixes.public,
+    secretKeyPrefix: keys ? keys.secretKey.slice(0, 10) : prefixes.secret,
+    disabled: project.disabled,
+    disabledReason: project.disabledReason,
+    role,
+    createdAt: project.createdAt,
+    updatedAt: project.updatedAt,
+  };
+}
+
+/** Projects of a user: create, list, rename, delete, rotate keys and reset data. */
+export class ProjectsService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private async prefixes(projectId: string): Promise<Record<string, string>> {
+    const keys = await this.dataSource.getRepository(ApiKey).findBy({ projectId });
+    return Object.fromEntries(keys.map((key) => [key.kind, key.prefix]));
+  }
+
+  /** Creates a project with its two keys; the creator becomes OWNER. */
+  async create(userId: string, name: string) {
+    return this.dataSource.transaction(async (manager) => {
+      const project = manager.create(Project, { name: name.trim() });
+      await manager.save(project);
+      await manager.insert(ProjectMember, { projectId: project.id, userId, role: 'OWNER' });
+      const keys = await issueKeys(manager, project.id);
+      return projectView(project, 'OWNER', {}, keys);
+    });
+  }
+
+  async list(userId: string) {
+    const rows: { id: string; role: MemberRole }[] = await this.dataSource.query(
+      `SELECT p.id, m.role FROM projects p JOIN project_members m ON m.project_id = p.id
+        WHERE m.user_id = $1 ORDER BY p.created_at`,
+      [userId],
+    );
+    return Promise.all(rows.map((row) => this.get(row.id, row.role)));
+  }
+
+  async get(projectId: string, role: MemberRole) {
+    const project = await this.dataSource.getRepository(Project).findOneByOrFail({ id: projectId });
+    return projectView(project, role, await this.prefixes(projectId));
+  }
+
+  async rename(projectId: string, role: MemberRole, name: string) {
+    requireManager(role);
+    await this.dataSource.getRepository(Project).update({ id: projectId }, { name: name.trim() });
+    return this.get(projectId, role);
+  }
+
+  async delete(projectId: string, role: MemberRole): Promise<void> {
+    if (role !== 'OWNER') throw forbidden('Only project owners may delete a project');
+    await this.dataSource.getRepository(Project).delete({ id: projectId });
+  }
+
+  /** Replaces both keys together; the old ones fail from this moment on. */
+  async regenerateKeys(projectId: string, role: MemberRole) {
+    requireManager(role);
+    return this.dataSource.transaction(async (manager) => {
+      const keys = await issueKeys(manager, projectId);
+      const project = await manager.findOneByOrFail(Project, { id: projectId });
+      return projectView(project, role, {}, keys);
+    });
+  }
+
+  /** Deletes the project's data; the project, its members, keys and domains stay. */
+  async reset(projectId: string, role: MemberRole): Promise<void> {
+    requireManager(role);
+    await this.dataSource.transaction((manager) => wipeProjectData(manager, projectId));
+  }
+}
