@@ -1,0 +1,19 @@
+# Herald's API and worker share one image; docker-compose.yml picks the process with `command`.
+FROM node:20-slim
+
+ENV NODE_ENV=production \
+    DATA_DIR=/data
+
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY . .
+
+# DATA_DIR keeps the generated secrets when none are configured; the named volume over it inherits this owner.
+RUN mkdir -p /data && chown node:node /data
+USER node
+
+EXPOSE 3000
+CMD ["npm", "run", "start:api"]

@@ -1,0 +1,117 @@
+import type { MediaType, Parameter, Ref, RequestBody, Response, Schema, SecurityRequirement } from './types';
+
+/** Small constructors shared by the path modules, so each operation reads as one compact literal. */
+
+export const schemaRef = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const responseRef = (name: string): Ref => ({ $ref: `#/components/responses/${name}` });
+export const parameterRef = (name: string): Ref => ({ $ref: `#/components/parameters/${name}` });
+export const headerRef = (name: string): Ref => ({ $ref: `#/components/headers/${name}` });
+
+export const uuid: Schema = { type: 'string', format: 'uuid' };
+export const dateTime: Schema = { type: 'string', format: 'date-time' };
+export const email: Schema = { type: 'string', format: 'email' };
+
+/** The same schema with a description attached. */
+export const described = (schema: Schema, description: string): Schema => ({ ...schema, description });
+
+/** An object schema; every property is required unless `required` names a subset. */
+export function object(properties: Record<string, Schema>, required: string[] = Object.keys(properties)): Schema {
+  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+}
+
+export const arrayOf = (items: Schema): Schema => ({ type: 'array', items });
+
+/** A cursor-paginated list of `item` (SPEC conventions, item 3). */
+export const cursorPage = (item: Schema): Schema => ({
+  allOf: [schemaRef('CursorPage'), object({ data: arrayOf(item) })],
+});
+
+/** An offset-paginated list of `item` (SPEC conventions, item 4). */
+export const offsetPage = (item: Schema): Schema => ({
+  allOf: [schemaRef('OffsetPage'), object({ data: arrayOf(item) })],
+});
+
+/** Operation security: none, the dashboard session cookie, or an API key (the document default). */
+export const noAuth: SecurityRequirement[] = [];
+export const sessionAuth: SecurityRequirement[] = [{ session: [] }];
+export const apiKeyAuth: SecurityRequirement[] = [{ apiKey: [] }];
+
+/** A required JSON request body. */
+export function jsonBody(schema: Schema): RequestBody {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+/** A JSON response; like every Herald response it carries `X-Request-Id`. */
+export function jsonResponse(
+  description: string,
+  schema: Schema,
+  extra: { headers?: Response['headers']; example?: unknown; examples?: MediaType['examples'] } = {},
+): Response {
+  const { headers, ...examples } = extra;
+  return {
+    description,
+    headers: { 'X-Request-Id': headerRef('X-Request-Id'), ...headers },
+    content: { 'application/json': { schema, ...examples } },
+  };
+}
+
+/** The headers the per-project rate limiter sets on every answer to an API-key request that passed authentication. */
+export const rateLimitHeaders: Response['headers'] = {
+  'RateLimit-Limit': headerRef('RateLimit-Limit'),
+  'RateLimit-Remaining': headerRef('RateLimit-Remaining'),
+  'RateLimit-Reset': headerRef('RateLimit-Reset'),
+};
+
+/** A path parameter (a uuid unless told otherwise). */
+export function pathParam(name: string, description: string, schema: Schema = uuid): Parameter {
+  return { name, in: 'path', required: true, description, schema };
+}
+
+/** A query parameter. */
+export function queryParam(name: string, description: string, schema: Schema): Parameter {
+  return { name, in: 'query', description, schema };
+}
+
+/** An example of the SPEC error envelope carrying `code`. */
+export function errorExample(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
+  return {
+    success: false,
+    error: { code, message, statusCode, requestId: '0b6f2a8e-5c1d-4a57-9f0e-2f4c3b7d9a11', ...extra },
+    timestamp: '2025-01-01T12:00:00.000Z',
+  };
+}
+
+/** An error answer: the SPEC envelope, with an example carrying `code`, which the description names too. */
+export function errorResponse(
+  statusCode: number,
+  code: string,
+  description: string,
+  options: { message?: string; headers?: Response['headers'] } = {},
+): Response {
+  return jsonResponse(`${description} (\`${code}\`)`, schemaRef('ErrorResponse'), {
+    headers: options.headers,
+    example: errorExample(statusCode, code, options.message ?? description),
+  });
+}
+
+/** The shared error answers in `components.responses`, by status. */
+const COMMON_ERRORS = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  422: 'ValidationError',
+  429: 'RateLimited',
+  500: 'InternalError',
+} as const;
+
+export type CommonErrorStatus = keyof typeof COMMON_ERRORS;
+
+/** References to the shared error answers for the given statuses; 500 is always included. */
+export function commonErrors(...statuses: CommonErrorStatus[]): Record<string, Ref> {
+  const answers: Record<string, Ref> = {};
+  for (const status of [...statuses, 500 as const]) answers[String(status)] = responseRef(COMMON_ERRORS[status]);
+  return answers;
+}

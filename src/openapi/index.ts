@@ -1,0 +1,57 @@
+import { apiKeyAuth } from './builders';
+import { sharedComponents } from './components';
+import { overview } from './overview';
+import * as apiKey from './paths/api-key';
+import * as auth from './paths/auth';
+import * as outbox from './paths/outbox';
+import * as projects from './paths/projects';
+import * as system from './paths/system';
+import * as users from './paths/users';
+import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
+
+/** The documented resources, one module under `paths/` each, in the order the reference shows them. */
+const PATH_MODULES: PathModule[] = [system, apiKey, auth, users, projects, outbox].map((module) => module.pathModule);
+
+/** Tags every operation of a path item with its module's tag, unless it names tags itself. */
+function tagged(item: PathItem, tag: string): PathItem {
+  const result: PathItem = { ...item };
+  for (const method of HTTP_METHODS) {
+    const operation = item[method];
+    if (operation) result[method] = { tags: [tag], ...operation };
+  }
+  return result;
+}
+
+function mergeInto<T>(target: Record<string, T>, additions: Record<string, T>, what: string): void {
+  for (const [key, value] of Object.entries(additions)) {
+    if (key in target) throw new Error(`OpenAPI: ${what} "${key}" is defined twice`);
+    target[key] = value;
+  }
+}
+
+/** Builds Herald's OpenAPI 3.1 document from the shared components and every path module. */
+export function buildOpenApiDocument(options: { version: string; serverUrl: string }): OpenApiDocument {
+  const modules = PATH_MODULES;
+  const components = sharedComponents();
+  const paths: Record<string, PathItem> = {};
+  for (const resource of modules) {
+    mergeInto(components.schemas, resource.schemas ?? {}, 'schema');
+    for (const [path, item] of Object.entries(resource.paths)) {
+      mergeInto(paths, { [path]: tagged(item, resource.tag.name) }, 'path');
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Herald API',
+      version: options.version,
+      description: overview,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: options.serverUrl }],
+    security: apiKeyAuth,
+    tags: modules.map((resource) => resource.tag),
+    paths,
+    components,
+  };
+}

@@ -1,0 +1,136 @@
+import {
+  arrayOf,
+  commonErrors,
+  dateTime,
+  described,
+  email,
+  errorResponse,
+  jsonBody,
+  jsonResponse,
+  object,
+  pathParam,
+  schemaRef,
+  sessionAuth,
+  uuid,
+} from '../builders';
+import type { PathModule } from '../types';
+
+const projectId = pathParam('id', 'The project.');
+const userId = pathParam('userId', 'The member.');
+const inviteId = pathParam('inviteId', 'The pending invite.');
+const ownerOrAdmin = errorResponse(
+  403,
+  'FORBIDDEN',
+  'Only an OWNER or ADMIN may manage members, and only an OWNER may make, demote or remove an OWNER',
+);
+const lastOwner = errorResponse(409, 'LAST_OWNER', 'The project would be left without an OWNER', {
+  message: 'A project must keep at least one OWNER',
+});
+
+/** Project-scoped dashboard paths: onboarding state and membership. */
+export const pathModule: PathModule = {
+  tag: {
+    name: 'Projects',
+    description:
+      'Project-scoped dashboard paths (session cookie). The caller must be a member; for anyone else the project does not exist (404).',
+  },
+  schemas: {
+    SetupState: object({
+      steps: arrayOf(object({ id: { type: 'string' }, title: { type: 'string' }, done: { type: 'boolean' } })),
+      completed: described({ type: 'boolean' }, 'True when every step is done.'),
+    }),
+    Member: object({ userId: uuid, email, role: schemaRef('MemberRole'), createdAt: dateTime }),
+    Invite: {
+      ...object({ id: uuid, email, role: schemaRef('MemberRole'), createdAt: dateTime }),
+      description: 'A pending invitation for an email without an account; it becomes a membership when that email signs up.',
+    },
+  },
+  paths: {
+    '/projects/{id}/setup-state': {
+      parameters: [projectId],
+      get: {
+        operationId: 'getSetupState',
+        summary: 'Get onboarding state',
+        security: sessionAuth,
+        responses: { '200': jsonResponse('The onboarding checklist.', schemaRef('SetupState')), ...commonErrors(401, 404) },
+      },
+    },
+    '/projects/{id}/members': {
+      parameters: [projectId],
+      get: {
+        operationId: 'listMembers',
+        summary: 'List members and pending invites',
+        security: sessionAuth,
+        responses: {
+          '200': jsonResponse(
+            'Members and pending invites.',
+            object({ members: arrayOf(schemaRef('Member')), invites: arrayOf(schemaRef('Invite')) }),
+          ),
+          ...commonErrors(401, 404),
+        },
+      },
+      post: {
+        operationId: 'addMember',
+        summary: 'Add or invite a member',
+        description:
+          'An email with an account becomes a member at once (answered with the member); any other email gets a pending ' +
+          'invite (answered as `{ invite }`).',
+        security: sessionAuth,
+        requestBody: jsonBody(
+          object({ email, role: { ...schemaRef('MemberRole'), default: 'MEMBER' } }, ['email']),
+        ),
+        responses: {
+          '201': jsonResponse(
+            'The new member, or the pending invite.',
+            { oneOf: [schemaRef('Member'), object({ invite: schemaRef('Invite') })] },
+          ),
+          '403': ownerOrAdmin,
+          '409': jsonResponse(
+            'The user is already a member (`ALREADY_MEMBER`) or the email already invited (`ALREADY_INVITED`).',
+            schemaRef('ErrorResponse'),
+          ),
+          ...commonErrors(400, 401, 404, 413, 422),
+        },
+      },
+    },
+    '/projects/{id}/members/{userId}': {
+      parameters: [projectId, userId],
+      patch: {
+        operationId: 'changeMemberRole',
+        summary: "Change a member's role",
+        security: sessionAuth,
+        requestBody: jsonBody(object({ role: schemaRef('MemberRole') })),
+        responses: {
+          '200': jsonResponse('The member with the new role.', schemaRef('Member')),
+          '403': ownerOrAdmin,
+          '409': lastOwner,
+          ...commonErrors(400, 401, 404, 413, 422),
+        },
+      },
+      delete: {
+        operationId: 'removeMember',
+        summary: 'Remove a member',
+        security: sessionAuth,
+        responses: {
+          '200': jsonResponse('Removed.', schemaRef('Success')),
+          '403': ownerOrAdmin,
+          '409': lastOwner,
+          ...commonErrors(401, 404),
+        },
+      },
+    },
+    '/projects/{id}/invites/{inviteId}': {
+      parameters: [projectId, inviteId],
+      delete: {
+        operationId: 'withdrawInvite',
+        summary: 'Withdraw a pending invite',
+        security: sessionAuth,
+        responses: {
+          '200': jsonResponse('Withdrawn.', schemaRef('Success')),
+          '403': ownerOrAdmin,
+          ...commonErrors(401, 404),
+        },
+      },
+    },
+  },
+};
