@@ -1,4 +1,5 @@
 import { Foundation1763700000000 } from './1763700000000-foundation';
+import { ContactsEventsJobs1763800000000 } from './1763800000000-contacts-events-jobs';
 
 /** Every migration, oldest first. */
-export const migrations = [Foundation1763700000000];
+export const migrations = [Foundation1763700000000, ContactsEventsJobs1763800000000];

@@ -9,6 +9,9 @@ import { rateLimit } from './http/middleware/rate-limit';
 import { requestId } from './http/middleware/request-id';
 import { apiKeyRouter } from './routes/api-key';
 import { authRouter } from './routes/auth';
+import { contactsRouter } from './routes/contacts';
+import { eventsRouter, trackHandler } from './routes/events';
+import { jobsRouter } from './routes/jobs';
 import { docsRouter } from './routes/docs';
 import { outboxRouter } from './routes/outbox';
 import { projectsRouter } from './routes/projects';
@@ -57,8 +60,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(authRouter(services, config, dataSource));
   app.use(usersRouter(services, dataSource));
   app.use(projectsRouter(services, dataSource));
-  app.use('/v1/api-key', keyed('secret'));
+  app.use('/v1/track', keyed('any'));
+  app.post('/v1/track', trackHandler(services.events));
+  app.use(['/v1/api-key', '/contacts', '/events'], keyed('secret'));
   app.use(apiKeyRouter());
+  app.use(jobsRouter(services.jobs));
+  app.use(contactsRouter(services.contacts, services.fields));
+  app.use(eventsRouter(services.events));
 
   app.use(unknownRoute);
   app.use(errorHandler);

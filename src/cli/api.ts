@@ -1,4 +1,5 @@
 import { createApp } from '../app';
+import { EventDispatcher } from '../events/dispatcher';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
@@ -19,8 +20,9 @@ runMain('Herald API', async (shutdown) => {
   const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   shutdown.add('Temporal client', () => connection.close());
   const mailer = createMailer(config, dataSource);
+  const dispatcher = new EventDispatcher();
   shutdown.add('mailer', async () => mailer.close?.());
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: client }), config.port);
+  const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);
   logger.info(`Herald API listening on port ${config.port}`);
 });

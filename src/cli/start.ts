@@ -1,4 +1,5 @@
 import { createApp } from '../app';
+import { EventDispatcher } from '../events/dispatcher';
 import { loadConfig } from '../config';
 import { logger } from '../logger';
 import { createMailer } from '../mailer';
@@ -20,11 +21,12 @@ runMain('Herald', async (shutdown) => {
   shutdown.add('Temporal client', () => connection.close());
 
   const mailer = createMailer(config, dataSource);
+  const dispatcher = new EventDispatcher();
   shutdown.add('mailer', async () => mailer.close?.());
-  await runWorker(config, temporal.address, { dataSource, mailer }, shutdown);
+  await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
 
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: client }), config.port);
+  const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);
 
   const base = `http://localhost:${config.port}`;

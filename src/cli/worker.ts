@@ -1,3 +1,4 @@
+import { EventDispatcher } from '../events/dispatcher';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
@@ -18,7 +19,7 @@ runMain('Herald worker', async (shutdown) => {
   shutdown.add('database pool', () => dataSource.destroy());
   const mailer = createMailer(config, dataSource);
   shutdown.add('mailer', async () => mailer.close?.());
-  await runWorker(config, config.temporalAddress, { dataSource, mailer }, shutdown);
+  await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher: new EventDispatcher() }, shutdown);
   const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   await ensureHousekeeping(client, config.taskQueue);
   await connection.close();

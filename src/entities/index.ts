@@ -1,4 +1,8 @@
 import { ApiKey } from './api-key';
+import { Contact } from './contact';
+import { ContactField } from './contact-field';
+import { EventRecord } from './event-record';
+import { Job, JobUpload } from './job';
 import { AuthToken } from './auth-token';
 import { OutboxMessage } from './outbox-message';
 import { Project } from './project';
@@ -8,7 +12,21 @@ import { Session } from './session';
 import { User } from './user';
 
 /** Every TypeORM entity Herald maps. */
-export const entities = [User, Session, AuthToken, Project, ApiKey, ProjectMember, ProjectInvite, OutboxMessage];
+export const entities = [
+  User,
+  Session,
+  AuthToken,
+  Project,
+  ApiKey,
+  ProjectMember,
+  ProjectInvite,
+  OutboxMessage,
+  Contact,
+  ContactField,
+  EventRecord,
+  Job,
+  JobUpload,
+];
 
-export { ApiKey, AuthToken, OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
+export { ApiKey, AuthToken, Contact, ContactField, EventRecord, Job, JobUpload, OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
 

@@ -3,14 +3,20 @@ import { sharedComponents } from './components';
 import { overview } from './overview';
 import * as apiKey from './paths/api-key';
 import * as auth from './paths/auth';
+import * as contacts from './paths/contacts';
+import * as events from './paths/events';
+import * as jobs from './paths/jobs';
 import * as outbox from './paths/outbox';
 import * as projects from './paths/projects';
 import * as system from './paths/system';
+import * as track from './paths/track';
 import * as users from './paths/users';
 import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
 
 /** The documented resources, one module under `paths/` each, in the order the reference shows them. */
-const PATH_MODULES: PathModule[] = [system, apiKey, auth, users, projects, outbox].map((module) => module.pathModule);
+const PATH_MODULES: PathModule[] = [system, apiKey, track, contacts, jobs, events, auth, users, projects, outbox].map(
+  (module) => module.pathModule,
+);
 
 /** Tags every operation of a path item with its module's tag, unless it names tags itself. */
 function tagged(item: PathItem, tag: string): PathItem {

@@ -2,6 +2,7 @@ import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../../activities';
 import type { Config } from '../config';
+import type { EventDispatcher } from '../events/dispatcher';
 import { logger } from '../logger';
 import type { Mailer } from '../mailer/types';
 import { createWorker } from '../temporal/worker';
@@ -11,7 +12,7 @@ import type { Shutdown } from './shutdown';
 export async function runWorker(
   config: Config,
   address: string,
-  deps: { dataSource: DataSource; mailer: Mailer },
+  deps: { dataSource: DataSource; mailer: Mailer; dispatcher: EventDispatcher },
   shutdown: Shutdown,
 ): Promise<void> {
   const connection = await NativeConnection.connect({ address });

@@ -2,6 +2,11 @@ import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Mailer } from '../mailer/types';
+import { ContactsService } from '../contacts/contacts-service';
+import { FieldsService } from '../contacts/fields-service';
+import type { EventDispatcher } from '../events/dispatcher';
+import { EventsService } from '../events/events-service';
+import { JobsService } from '../jobs/jobs-service';
 import { AccountEmails } from './account-emails';
 import { AuthService } from './auth-service';
 import { MembersService } from './members-service';
@@ -13,12 +18,18 @@ export interface AppDeps {
   dataSource: DataSource;
   mailer: Mailer;
   temporal: Client | undefined;
+  dispatcher: EventDispatcher;
 }
 
 /** The services behind the routes, built once per app. */
 export function createServices(deps: AppDeps) {
   const emails = new AccountEmails(deps.config, deps.mailer);
+  const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
   return {
+    contacts,
+    fields: new FieldsService(deps.dataSource),
+    events: new EventsService(deps.dataSource, contacts),
+    jobs: new JobsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
     auth: new AuthService(deps.dataSource, deps.config, emails),
     projects: new ProjectsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),

@@ -130,7 +130,7 @@ describe('accounts', () => {
   describe('with DISABLE_SIGNUPS=true', () => {
     let closed: TestApi;
     beforeAll(async () => {
-      closed = await startApi({ DISABLE_SIGNUPS: 'true' });
+      closed = await startApi({ env: { DISABLE_SIGNUPS: 'true' } });
     });
     afterAll(() => closed.close());
 

@@ -6,8 +6,8 @@ describe('per-project rate limit', () => {
 
   beforeAll(async () => {
     // Two API instances with their own connection pools stand for two API processes.
-    first = await startApi({ RATE_LIMIT_PER_MINUTE: '6' });
-    second = await startApi({ RATE_LIMIT_PER_MINUTE: '6' });
+    first = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+    second = await startApi({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
   });
   afterAll(async () => {
     await first.close();

@@ -1,0 +1,193 @@
+import type { EntityManager } from 'typeorm';
+import { Contact } from '../entities/contact';
+import { inferType } from './data-rules';
+
+/** One contact to create or update in a batch; emails are already lower-case and unique in the batch. */
+export interface UpsertItem {
+  email: string;
+  set: Record<string, unknown>;
+  unset: string[];
+  /** Explicit subscription state; undefined keeps an existing contact's and uses the default for a new one. */
+  subscribed: boolean | undefined;
+}
+
+/** What a batch upsert did to one contact. */
+export interface UpsertOutcome {
+  id: string;
+  email: string;
+  isNew: boolean;
+  subscribedBefore: boolean | null;
+  subscribed: boolean;
+}
+
+interface Row {
+  id: string;
+  email: string;
+  old_subscribed: boolean | null;
+  subscribed: boolean;
+}
+
+const inputRecordset = `jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)`;
+
+/** Updates the contacts of the batch that exist, reading each one's subscription before the change. */
+async function updateExisting(manager: EntityManager, projectId: string, items: UpsertItem[]): Promise<Row[]> {
+  return manager.query(
+    `WITH locked AS (
+       SELECT c.id, c.subscribed AS old_subscribed, i.set, i.unset, i.subscribed
+         FROM contacts c JOIN ${inputRecordset} ON c.email = i.email
+        WHERE c.project_id = $1
+        ORDER BY c.email
+        FOR UPDATE OF c
+     )
+     UPDATE contacts c
+        SET data = (c.data || l.set) - coalesce(l.unset, '{}'::text[]),
+            subscribed = coalesce(l.subscribed, c.subscribed),
+            updated_at = now()
+       FROM locked l
+      WHERE c.id = l.id
+      RETURNING c.id, c.email, l.old_subscribed, c.subscribed`,
+    [projectId, JSON.stringify(items)],
+  ).then(([rows]: [Row[]]) => rows);
+}
+
+/** Inserts the contacts of the batch that do not exist; a row another request inserted first is skipped. */
+async function insertMissing(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
+  return manager.query(
+    `INSERT INTO contacts (project_id, email, subscribed, data)
+     SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM ${inputRecordset}
+     ON CONFLICT (project_id, email) DO NOTHING
+     RETURNING id, email, NULL::boolean AS old_subscribed, subscribed`,
+    [projectId, JSON.stringify(items), subscribedByDefault],
+  );
+}
+
+/**
+ * Creates or updates a batch of contacts in the caller's transaction, with patch semantics
+ * on `data`, and reports each contact's subscription before and after.
+ */
+export async function upsertContacts(
+  manager: EntityManager,
+  projectId: string,
+  items: UpsertItem[],
+  subscribedByDefault: boolean,
+): Promise<UpsertOutcome[]> {
+  const outcomes = new Map<string, UpsertOutcome>();
+  let pending = items;
+  for (let attempt = 0; pending.length > 0 && attempt < 3; attempt += 1) {
+    for (const row of await updateExisting(manager, projectId, pending)) {
+      outcomes.set(row.email, { id: row.id, email: row.email, isNew: false, subscribedBefore: row.old_subscribed, subscribed: row.subscribed });
+    }
+    const missing = pending.filter((item) => !outcomes.has(item.email));
+    if (missing.length > 0) {
+      for (const row of await insertMissing(manager, projectId, missing, subscribedByDefault)) {
+        outcomes.set(row.email, { id: row.id, email: row.email, isNew: true, subscribedBefore: null, subscribed: row.subscribed });
+      }
+    }
+    pending = missing.filter((item) => !outcomes.has(item.email));
+  }
+  if (pending.length > 0) throw new Error(`could not upsert ${pending.length} contacts after concurrent inserts`);
+  return items.map((item) => outcomes.get(item.email)!);
+}
+
+/** Records the type of every custom key seen for the first time in this project (sticky afterwards). */
+export async function recordFieldTypes(manager: EntityManager, projectId: string, values: Record<string, unknown>): Promise<void> {
+  const keys = Object.keys(values);
+  if (keys.length === 0) return;
+  await manager.query(
+    `INSERT INTO contact_fields (project_id, key, type)
+     SELECT $1, k, t FROM unnest($2::text[], $3::text[]) AS f(k, t)
+     ON CONFLICT (project_id, key) DO NOTHING`,
+    [projectId, keys, keys.map((key) => inferType(values[key]))],
+  );
+}
+
+/** One contact of a project, or null. */
+export function findContact(manager: EntityManager, projectId: string, id: string): Promise<Contact | null> {
+  return manager.findOneBy(Contact, { projectId, id });
+}
+
+/** One contact of a project by email (lower-case), or null. */
+export function findContactByEmail(manager: EntityManager, projectId: string, email: string): Promise<Contact | null> {
+  return manager.findOneBy(Contact, { projectId, email });
+}
+
+/** Filters of the contact list. */
+export interface ContactFilter {
+  search?: string;
+  subscribed?: boolean;
+}
+
+/** A keyset position in the contact list. */
+export interface ContactCursor {
+  v: string;
+  id: string;
+}
+
+export type ContactSort = 'createdAt' | 'email';
+
+function filterSql(filter: ContactFilter, params: unknown[]): string {
+  const clauses = ['c.project_id = $1'];
+  if (filter.search) {
+    params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    clauses.push(`c.email LIKE $${params.length}`);
+  }
+  if (filter.subscribed !== undefined) {
+    params.push(filter.subscribed);
+    clauses.push(`c.subscribed = $${params.length}`);
+  }
+  return clauses.join(' AND ');
+}
+
+/** A contact row with the exact keyset value of its sort column. */
+export interface ContactRow extends Contact {
+  sortValue: string;
+}
+
+/** A page of contacts in keyset order: (created_at, id) or (email, id), ascending or descending. */
+export async function listContacts(
+  manager: EntityManager,
+  projectId: string,
+  filter: ContactFilter,
+  sort: ContactSort,
+  dir: 'asc' | 'desc',
+  limit: number,
+  cursor: ContactCursor | undefined,
+): Promise<ContactRow[]> {
+  const params: unknown[] = [projectId];
+  let where = filterSql(filter, params);
+  const column = sort === 'email' ? 'c.email' : 'c.created_at';
+  if (cursor) {
+    params.push(cursor.v, cursor.id);
+    const cast = sort === 'email' ? 'text' : 'timestamptz';
+    where += ` AND (${column}, c.id) ${dir === 'asc' ? '>' : '<'} ($${params.length - 1}::${cast}, $${params.length}::uuid)`;
+  }
+  params.push(limit);
+  const rows: Record<string, unknown>[] = await manager.query(
+    `SELECT c.*, ${column}::text AS sort_value FROM contacts c
+      WHERE ${where} ORDER BY ${column} ${dir}, c.id ${dir} LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((row) => ({ ...contactFromRow(row), sortValue: row.sort_value as string }));
+}
+
+/** Maps a raw `contacts` row to the entity shape. */
+export function contactFromRow(row: Record<string, unknown>): Contact {
+  return Object.assign(new Contact(), {
+    id: row.id,
+    projectId: row.project_id,
+    email: row.email,
+    subscribed: row.subscribed,
+    snoozedUntil: row.snoozed_until,
+    data: row.data,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}
+
+/** How many contacts match the filter. */
+export async function countContacts(manager: EntityManager, projectId: string, filter: ContactFilter): Promise<number> {
+  const params: unknown[] = [projectId];
+  const where = filterSql(filter, params);
+  const [{ count }] = await manager.query(`SELECT count(*)::int AS count FROM contacts c WHERE ${where}`, params);
+  return count;
+}

@@ -1,0 +1,186 @@
+import type { DataSource } from 'typeorm';
+import { Contact } from '../entities/contact';
+import type { EventDispatcher } from '../events/dispatcher';
+import { withEvents, type EventTransaction, type NewEvent } from '../events/event-store';
+import { ApiError, notFound } from '../http/errors';
+import type { CursorParams } from '../http/pagination';
+import { parseDataPatch, type DataPatch } from './data-rules';
+import * as queries from './contacts-queries';
+
+/** A contact as the API shows it. */
+export function contactView(contact: Contact) {
+  return {
+    id: contact.id,
+    email: contact.email,
+    subscribed: contact.subscribed,
+    snoozedUntil: contact.snoozedUntil,
+    data: contact.data,
+    createdAt: contact.createdAt,
+    updatedAt: contact.updatedAt,
+  };
+}
+
+/** What a caller asks of one contact: its email, a `data` payload and an optional subscription state. */
+export interface ContactInput {
+  email: string;
+  data?: Record<string, unknown>;
+  subscribed?: boolean;
+}
+
+/** One contact after an upsert, with the request-only values of its payload. */
+export interface UpsertedContact {
+  contact: Contact;
+  isNew: boolean;
+  patch: DataPatch;
+}
+
+/** Normalises an email for storage and comparison. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The SYSTEM events for contacts whose subscription flipped. */
+function subscriptionEvents(projectId: string, outcomes: queries.UpsertOutcome[]): NewEvent[] {
+  return outcomes
+    .filter((outcome) => outcome.subscribedBefore !== null && outcome.subscribedBefore !== outcome.subscribed)
+    .map((outcome) => ({
+      projectId,
+      contactId: outcome.id,
+      name: outcome.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
+      source: 'SYSTEM' as const,
+    }));
+}
+
+/**
+ * The one owner of the contact rules: `data` patching, reserved keys, type inference,
+ * subscription defaults and the events a subscription flip emits. Every entry point
+ * (contacts API, /v1/track, /v1/send, imports, bulk jobs, workflow steps) comes here.
+ */
+export class ContactsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly dispatcher: EventDispatcher,
+  ) {}
+
+  /** Runs work in a transaction whose stored events are dispatched after commit. */
+  transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
+    return withEvents(this.dataSource, this.dispatcher, work);
+  }
+
+  /** Creates or updates one contact in its own transaction. */
+  upsert(projectId: string, input: ContactInput, subscribedByDefault: boolean): Promise<UpsertedContact> {
+    return this.transaction((tx) => this.upsertIn(tx, projectId, input, subscribedByDefault));
+  }
+
+  /** Creates or updates one contact inside a caller's transaction. */
+  async upsertIn(tx: EventTransaction, projectId: string, input: ContactInput, subscribedByDefault: boolean): Promise<UpsertedContact> {
+    const patch = parseDataPatch(input.data);
+    const [outcome] = await this.upsertMany(tx, projectId, [{ email: input.email, patch, subscribed: input.subscribed }], subscribedByDefault);
+    const contact = await queries.findContact(tx.manager, projectId, outcome.id);
+    return { contact: contact!, isNew: outcome.isNew, patch };
+  }
+
+  /**
+   * Creates or updates a batch of contacts (patches already parsed) inside a caller's
+   * transaction; a later item for the same email is merged into the earlier one.
+   */
+  async upsertMany(
+    tx: EventTransaction,
+    projectId: string,
+    inputs: { email: string; patch: DataPatch; subscribed?: boolean }[],
+    subscribedByDefault: boolean,
+  ): Promise<queries.UpsertOutcome[]> {
+    const byEmail = new Map<string, queries.UpsertItem>();
+    for (const input of inputs) {
+      const email = normalizeEmail(input.email);
+      const item = byEmail.get(email) ?? { email, set: {}, unset: [], subscribed: undefined };
+      Object.assign(item.set, input.patch.set);
+      item.unset = [...item.unset.filter((key) => !(key in input.patch.set)), ...input.patch.unset];
+      for (const key of input.patch.unset) delete item.set[key];
+      item.subscribed = input.subscribed ?? item.subscribed;
+      byEmail.set(email, item);
+    }
+    const items = [...byEmail.values()];
+    const allSet = Object.assign({}, ...items.map((item) => item.set));
+    await queries.recordFieldTypes(tx.manager, projectId, allSet);
+    const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
+    await tx.record(subscriptionEvents(projectId, outcomes));
+    const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));
+    return inputs.map((input) => byOutcome.get(normalizeEmail(input.email))!);
+  }
+
+  /** One contact of the project; 404 otherwise. */
+  async get(projectId: string, id: string): Promise<Contact> {
+    const contact = await queries.findContact(this.dataSource.manager, projectId, id);
+    if (!contact) throw notFound('Contact');
+    return contact;
+  }
+
+  /** Changes a contact's email, subscription or data; 409 when the email belongs to another contact. */
+  async update(projectId: string, id: string, input: Partial<ContactInput>): Promise<Contact> {
+    return this.transaction(async (tx) => {
+      const current = await tx.manager.findOne(Contact, { where: { projectId, id }, lock: { mode: 'pessimistic_write' } });
+      if (!current) throw notFound('Contact');
+      if (input.email !== undefined && normalizeEmail(input.email) !== current.email) {
+        const email = normalizeEmail(input.email);
+        const taken = await queries.findContactByEmail(tx.manager, projectId, email);
+        if (taken) {
+          throw new ApiError(409, 'CONTACT_EMAIL_TAKEN', `Another contact of this project already uses ${email}`);
+        }
+        await tx.manager.update(Contact, { id }, { email });
+        current.email = email;
+      }
+      await this.upsertMany(tx, projectId, [{ email: current.email, patch: parseDataPatch(input.data), subscribed: input.subscribed }], true);
+      return (await queries.findContact(tx.manager, projectId, id))!;
+    });
+  }
+
+  /** Sets the subscription of many contacts, emitting one event per flip; returns the ids found. */
+  async setSubscribed(tx: EventTransaction, projectId: string, ids: string[], subscribed: boolean): Promise<string[]> {
+    const rows: { id: string; email: string }[] = await tx.manager.query(
+      'SELECT id, email FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])',
+      [projectId, ids],
+    );
+    const noChange = { set: {}, unset: [], transient: {} };
+    await this.upsertMany(tx, projectId, rows.map((row) => ({ email: row.email, patch: noChange, subscribed })), subscribed);
+    return rows.map((row) => row.id);
+  }
+
+  /** Permanently deletes contacts (their events go with them); returns the ids deleted. */
+  async deleteMany(tx: EventTransaction, projectId: string, ids: string[]): Promise<string[]> {
+    const [rows]: [{ id: string }[]] = await tx.manager.query(
+      'DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id',
+      [projectId, ids],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes one contact; 404 when it is not the project's. */
+  async delete(projectId: string, id: string): Promise<void> {
+    const deleted = await this.transaction((tx) => this.deleteMany(tx, projectId, [id]));
+    if (deleted.length === 0) throw notFound('Contact');
+  }
+
+  /** A cursor page of contacts with the SPEC's filters and sort fallbacks. */
+  async list(
+    projectId: string,
+    filter: queries.ContactFilter,
+    sort: queries.ContactSort,
+    dir: 'asc' | 'desc',
+    page: CursorParams<queries.ContactCursor>,
+  ) {
+    const rows = await queries.listContacts(this.dataSource.manager, projectId, filter, sort, dir, page.limit + 1, page.cursor);
+    return { rows, countTotal: () => queries.countContacts(this.dataSource.manager, projectId, filter) };
+  }
+
+  /** Which of the emails exist in the project, in request order. */
+  async lookup(projectId: string, emails: string[]) {
+    const normalized = emails.map(normalizeEmail);
+    const rows: { id: string; email: string }[] = await this.dataSource.query(
+      'SELECT id, email FROM contacts WHERE project_id = $1 AND email = ANY($2::text[])',
+      [projectId, normalized],
+    );
+    const ids = new Map(rows.map((row) => [row.email, row.id]));
+    return emails.map((email, i) => ({ email, exists: ids.has(normalized[i]), contactId: ids.get(normalized[i]) ?? null }));
+  }
+}

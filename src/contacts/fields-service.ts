@@ -1,0 +1,80 @@
+import type { DataSource } from 'typeorm';
+import { notFound } from '../http/errors';
+
+/** The built-in contact fields, listed beside the custom `data.<key>` ones. */
+const STANDARD_FIELDS = [
+  { field: 'email', type: 'string', column: 'email' },
+  { field: 'subscribed', type: 'boolean', column: 'subscribed' },
+  { field: 'createdAt', type: 'date', column: 'created_at' },
+  { field: 'updatedAt', type: 'date', column: 'updated_at' },
+] as const;
+
+/** A field name as the API takes it: `data.plan` or `plan` for a custom key, or a standard field. */
+function customKey(field: string): string {
+  return field.startsWith('data.') ? field.slice('data.'.length) : field;
+}
+
+/** Contact fields: their types and coverage, the values seen, and removal. */
+export class FieldsService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Every field with its type and the share of contacts that have it set. */
+  async list(projectId: string) {
+    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM contacts WHERE project_id = $1', [projectId]);
+    const custom: { key: string; type: string; count: number }[] = await this.dataSource.query(
+      `SELECT f.key, f.type,
+              (SELECT count(*)::int FROM contacts c WHERE c.project_id = f.project_id AND c.data ? f.key) AS count
+         FROM contact_fields f WHERE f.project_id = $1 ORDER BY f.key`,
+      [projectId],
+    );
+    const share = (count: number) => (total === 0 ? 0 : Math.round((count / total) * 10_000) / 10_000);
+    return {
+      fields: [
+        ...STANDARD_FIELDS.map((standard) => ({ field: standard.field, type: standard.type, isCustom: false, coverage: share(total) })),
+        ...custom.map((row) => ({ field: `data.${row.key}`, type: row.type, isCustom: true, coverage: share(row.count) })),
+      ],
+    };
+  }
+
+  /** The distinct values of a field with how many contacts hold each, most frequent first. */
+  async values(projectId: string, field: string, limit: number) {
+    const standard = STANDARD_FIELDS.find((candidate) => candidate.field === field);
+    const path = standard ? [] : await this.path(projectId, customKey(field));
+    const rows: { value: unknown; count: number }[] = standard
+      ? await this.dataSource.query(
+          `SELECT ${standard.column} AS value, count(*)::int AS count FROM contacts WHERE project_id = $1
+            GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $2`,
+          [projectId, limit],
+        )
+      : await this.dataSource.query(
+          `SELECT data #> $2::text[] AS value, count(*)::int AS count FROM contacts
+            WHERE project_id = $1 AND data ? $3 AND data #> $2::text[] IS NOT NULL
+            GROUP BY 1 ORDER BY 2 DESC LIMIT $4`,
+          [projectId, path, path[0], limit],
+        );
+    return { field, values: rows.map((row) => ({ value: row.value, count: row.count })) };
+  }
+
+  /** Where a field is referenced; segments, campaigns and workflows report here as they reference fields. */
+  async usage(_projectId: string, field: string) {
+    return { field, segments: [], campaigns: [], workflows: [] };
+  }
+
+  /** Removes a custom key from every contact of the project and forgets its type. */
+  async delete(projectId: string, field: string) {
+    const key = customKey(field);
+    if (STANDARD_FIELDS.some((standard) => standard.field === field)) throw notFound(`Custom field ${field}`);
+    const [, contactsUpdated]: [unknown, number] = await this.dataSource.query(
+      `UPDATE contacts SET data = data - $2::text, updated_at = now() WHERE project_id = $1 AND data ? $2`,
+      [projectId, key],
+    );
+    await this.dataSource.query('DELETE FROM contact_fields WHERE project_id = $1 AND key = $2', [projectId, key]);
+    return { field: `data.${key}`, contactsUpdated };
+  }
+
+  /** The JSON path of a custom key: the key itself when known, else its dot-separated parts. */
+  private async path(projectId: string, key: string): Promise<string[]> {
+    const known = await this.dataSource.query('SELECT 1 FROM contact_fields WHERE project_id = $1 AND key = $2', [projectId, key]);
+    return known.length > 0 ? [key] : key.split('.');
+  }
+}

@@ -1,0 +1,134 @@
+import type { EventRecord } from '../../src/entities/event-record';
+import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+
+describe('POST /v1/track and events', () => {
+  let api: TestApi;
+  let client: Client;
+  let project: { id: string; publicKey: string; secretKey: string };
+
+  beforeAll(async () => {
+    api = await startApi();
+    client = new Client(api.url);
+  });
+  afterAll(() => api.close());
+  beforeEach(async () => {
+    project = (await signupWithProject(api)).project;
+  });
+
+  const track = (body: unknown, key = project.publicKey, headers?: Record<string, string>) =>
+    client.post('/v1/track', body, { key, headers });
+  const eventsOf = (contactId: string) =>
+    api.dataSource.query('SELECT name, source, data FROM events WHERE contact_id = $1 ORDER BY created_at, name', [contactId]);
+
+  it('upserts the contact then stores the event, with either key', async () => {
+    const answer = await track({ email: 'Track@Example.com', event: 'signed-up', data: { plan: 'pro', once: { value: 42, persistent: false } } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ success: true, data: { contact: expect.any(String), event: expect.any(String), timestamp: expect.any(String) } });
+    const [contact] = await api.dataSource.query('SELECT email, subscribed, data FROM contacts WHERE id = $1', [answer.body.data.contact]);
+    expect(contact).toEqual({ email: 'track@example.com', subscribed: true, data: { plan: 'pro' } });
+    const [event] = await api.dataSource.query('SELECT id, name, source, data FROM events WHERE id = $1', [answer.body.data.event]);
+    expect(event).toEqual({ id: answer.body.data.event, name: 'signed-up', source: 'API', data: { plan: 'pro', once: 42 } });
+    expect((await track({ email: 'track@example.com', event: 'again' }, project.secretKey)).status).toBe(200);
+    expect(await eventsOf(answer.body.data.contact)).toHaveLength(2);
+  });
+
+  it('creates a new contact unsubscribed when told, and leaves an existing one alone unless told', async () => {
+    const quiet = await track({ email: 'quiet@example.com', event: 'x', subscribed: false });
+    const id = quiet.body.data.contact;
+    await track({ email: 'quiet@example.com', event: 'y' });
+    expect((await api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(false);
+    await track({ email: 'quiet@example.com', event: 'z', subscribed: true });
+    expect((await api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(true);
+    const names = (await eventsOf(id)).map((event: { name: string; source: string }) => `${event.name}:${event.source}`);
+    expect(names).toEqual(expect.arrayContaining(['x:API', 'y:API', 'z:API', 'contact.subscribed:SYSTEM']));
+    expect(names).toHaveLength(4);
+  });
+
+  it('refuses reserved event names with reserved_event and stores nothing', async () => {
+    for (const event of ['email.opened', 'contact.subscribed', 'contact.unsubscribed', 'segment.vip-customers.entry', 'segment.vip.exit']) {
+      const answer = await track({ email: 'reserved@example.com', event });
+      expect(answer.status).toBe(422);
+      expect(answer.body.error.code).toBe('VALIDATION_ERROR');
+      expect(answer.body.error.errors).toEqual([expect.objectContaining({ field: 'event', code: 'reserved_event' })]);
+    }
+    expect(await api.dataSource.query(`SELECT 1 FROM contacts WHERE email = 'reserved@example.com'`)).toHaveLength(0);
+    expect((await track({ email: 'reserved@example.com', event: 'segment-ish.entry' })).status).toBe(200);
+  });
+
+  it('validates the body with field errors', async () => {
+    const answer = await track({ email: 'nope', event: '' });
+    expect(answer.status).toBe(422);
+    const fields = answer.body.error.errors.map((e: { field: string; code: string }) => `${e.field}:${e.code}`);
+    expect(fields).toEqual(expect.arrayContaining(['email:invalid_string', 'event:required']));
+  });
+
+  it('performs a request once per Idempotency-Key', async () => {
+    const headers = { 'idempotency-key': 'track-once' };
+    const first = await track({ email: 'idem@example.com', event: 'paid' }, project.secretKey, headers);
+    const again = await track({ email: 'idem@example.com', event: 'paid' }, project.secretKey, headers);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(await eventsOf(first.body.data.contact)).toHaveLength(1);
+  });
+
+  it('keeps /events/track for secret keys only', async () => {
+    expect((await client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: project.publicKey })).status).toBe(401);
+    const answer = await client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: project.secretKey });
+    expect(answer.status).toBe(200);
+    expect(answer.body.success).toBe(true);
+  });
+
+  it('publishes every stored event, tracked or SYSTEM, to the dispatcher exactly once', async () => {
+    const seen: EventRecord[] = [];
+    const unsubscribe = api.dispatcher.subscribe((events) => {
+      seen.push(...events.filter((event) => event.projectId === project.id));
+    });
+    try {
+      await track({ email: 'dispatch@example.com', event: 'first', subscribed: false });
+      await track({ email: 'dispatch@example.com', event: 'second', subscribed: true });
+      await track({ email: 'dispatch@example.com', event: 'email.sent' });
+    } finally {
+      unsubscribe();
+    }
+    expect(seen.map((event) => event.name)).toEqual(['first', 'contact.subscribed', 'second']);
+    expect(new Set(seen.map((event) => event.id)).size).toBe(3);
+    const stored = await api.dataSource.query('SELECT id FROM events WHERE project_id = $1', [project.id]);
+    expect(stored.map((row: { id: string }) => row.id).sort()).toEqual(seen.map((event) => event.id).sort());
+  });
+
+  it('lists, counts, names and deletes events', async () => {
+    const key = project.secretKey;
+    const contact = (await track({ email: 'reader@example.com', event: 'viewed' })).body.data.contact;
+    await track({ email: 'reader@example.com', event: 'viewed' });
+    await track({ email: 'other@example.com', event: 'clicked' });
+
+    const first = await client.get('/events?limit=2', { key });
+    expect(first.body).toEqual({ data: expect.any(Array), cursor: expect.any(String), hasMore: true, total: 3 });
+    expect(first.body.data[0]).toEqual({ id: expect.any(String), name: 'clicked', contactId: expect.any(String), data: {}, source: 'API', createdAt: expect.any(String) });
+    const second = await client.get(`/events?limit=2&cursor=${first.body.cursor}`, { key });
+    expect(second.body).toEqual(expect.objectContaining({ hasMore: false, total: 0 }));
+    expect(second.body.data).toHaveLength(1);
+    expect((await client.get('/events?name=viewed', { key })).body.total).toBe(2);
+
+    const stats = await client.get('/events/stats', { key });
+    expect(stats.body).toEqual({ total: 3, last24h: 3, last7d: 3, last30d: 3, byName: [{ name: 'viewed', count: 2 }, { name: 'clicked', count: 1 }] });
+    const names = await client.get('/events/names', { key });
+    expect(names.body.data).toEqual([
+      { name: 'viewed', count: 2, lastSeenAt: expect.any(String) },
+      { name: 'clicked', count: 1, lastSeenAt: expect.any(String) },
+    ]);
+    const ofContact = await client.get(`/events/contact/${contact}`, { key });
+    expect(ofContact.body.total).toBe(2);
+    expect((await client.get('/events/contact/00000000-0000-0000-0000-000000000000', { key })).status).toBe(404);
+    expect((await client.get('/events/viewed/usage', { key })).body).toEqual({ name: 'viewed', workflows: [], segments: [], campaigns: [] });
+
+    const other = (await signupWithProject(api)).project.secretKey;
+    expect((await client.get('/events', { key: other })).body.total).toBe(0);
+    expect((await client.get(`/events/contact/${contact}`, { key: other })).status).toBe(404);
+    expect((await client.delete('/events/viewed', { key: other })).body).toEqual({ deleted: 0 });
+
+    expect((await client.delete('/events/viewed', { key })).body).toEqual({ deleted: 2 });
+    expect((await client.get('/events', { key })).body.total).toBe(1);
+  });
+});
