@@ -17,6 +17,7 @@ import { outboxRouter } from './routes/outbox';
 import { projectsRouter } from './routes/projects';
 import { systemRouter } from './routes/system';
 import { usersRouter } from './routes/users';
+import { verifyRouter } from './routes/verify';
 import { createServices, type AppDeps } from './services';
 
 const SEND_BODY_LIMIT = '40mb';
@@ -67,6 +68,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(jobsRouter(services.jobs));
   app.use(contactsRouter(services.contacts, services.fields));
   app.use(eventsRouter(services.events));
+  app.use('/v1/verify', keyed('secret'));
+  app.use(verifyRouter(services.verifier));
 
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -101,8 +101,11 @@ export class ContactsService {
       byEmail.set(email, item);
     }
     const items = [...byEmail.values()];
-    const allSet = Object.assign({}, ...items.map((item) => item.set));
-    await queries.recordFieldTypes(tx.manager, projectId, allSet);
+    const firstValues: Record<string, unknown> = {};
+    for (const input of inputs) {
+      for (const [key, value] of Object.entries(input.patch.set)) if (!(key in firstValues)) firstValues[key] = value;
+    }
+    await queries.recordFieldTypes(tx.manager, projectId, firstValues);
     const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
     await tx.record(subscriptionEvents(projectId, outcomes));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));

@@ -11,12 +11,23 @@ import * as projects from './paths/projects';
 import * as system from './paths/system';
 import * as track from './paths/track';
 import * as users from './paths/users';
+import * as verify from './paths/verify';
 import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
 
 /** The documented resources, one module under `paths/` each, in the order the reference shows them. */
-const PATH_MODULES: PathModule[] = [system, apiKey, track, contacts, jobs, events, auth, users, projects, outbox].map(
-  (module) => module.pathModule,
-);
+const PATH_MODULES: PathModule[] = [
+  system,
+  apiKey,
+  track,
+  verify,
+  contacts,
+  jobs,
+  events,
+  auth,
+  users,
+  projects,
+  outbox,
+].map((module) => module.pathModule);
 
 /** Tags every operation of a path item with its module's tag, unless it names tags itself. */
 function tagged(item: PathItem, tag: string): PathItem {

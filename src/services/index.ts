@@ -7,6 +7,7 @@ import { FieldsService } from '../contacts/fields-service';
 import type { EventDispatcher } from '../events/dispatcher';
 import { EventsService } from '../events/events-service';
 import { JobsService } from '../jobs/jobs-service';
+import { EmailVerifier } from '../verify/verifier';
 import { AccountEmails } from './account-emails';
 import { AuthService } from './auth-service';
 import { MembersService } from './members-service';
@@ -33,6 +34,10 @@ export function createServices(deps: AppDeps) {
     auth: new AuthService(deps.dataSource, deps.config, emails),
     projects: new ProjectsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),
+    verifier: new EmailVerifier({
+      dnsServers: deps.config.dnsServers,
+      allowPrivateAddresses: deps.config.webhookAllowPrivate,
+    }),
   };
 }
 

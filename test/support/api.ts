@@ -1,7 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
+import type { Client as TemporalClient } from '@temporalio/client';
 import { createApp } from '../../src/app';
+import { EventDispatcher } from '../../src/events/dispatcher';
 import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
@@ -12,15 +14,24 @@ export interface TestApi {
   url: string;
   config: Config;
   dataSource: DataSource;
+  dispatcher: EventDispatcher;
   close(): Promise<void>;
 }
 
-/** Starts the real Express app over HTTP; `env` overrides configuration for this instance. */
-export async function startApi(env: Record<string, string> = {}): Promise<TestApi> {
-  const config = loadConfig({ ...process.env, ...env });
+interface ApiOptions {
+  /** Configuration overrides for this instance. */
+  env?: Record<string, string>;
+  /** A Temporal client for endpoints that start workflows. */
+  temporal?: TemporalClient;
+}
+
+/** Starts the real Express app over HTTP against the test database. */
+export async function startApi(options: ApiOptions = {}): Promise<TestApi> {
+  const config = loadConfig({ ...process.env, ...options.env });
   logger.level = config.logLevel;
   const dataSource = await openDatabase(config.databaseUrl!, 4);
-  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: undefined });
+  const dispatcher = new EventDispatcher();
+  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: options.temporal, dispatcher });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -29,6 +40,7 @@ export async function startApi(env: Record<string, string> = {}): Promise<TestAp
     url: `http://127.0.0.1:${port}`,
     config,
     dataSource,
+    dispatcher,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

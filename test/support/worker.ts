@@ -1,0 +1,53 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { DataSource } from 'typeorm';
+import { createActivities } from '../../activities';
+import { loadConfig } from '../../src/config';
+import { EventDispatcher } from '../../src/events/dispatcher';
+import { createMailer } from '../../src/mailer';
+import { createWorker } from '../../src/temporal/worker';
+
+/** The address of the Temporal test server the global setup started. */
+export function testTemporalAddress(): string {
+  return `127.0.0.1:${process.env.HERALD_TEST_TEMPORAL_PORT}`;
+}
+
+/** A client of the test server, as the API uses one. */
+export interface TestTemporal {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** Connects a Temporal client to the test server. */
+export async function connectTestTemporal(): Promise<TestTemporal> {
+  const connection = await Connection.connect({ address: testTemporalAddress() });
+  return { client: new Client({ connection }), close: () => connection.close() };
+}
+
+/** A Herald worker running in this process against the test server. */
+export interface TestWorker {
+  dispatcher: EventDispatcher;
+  close(): Promise<void>;
+}
+
+/** Starts the real worker (workflows bundle and activities) on the configured task queue. */
+export async function startTestWorker(dataSource: DataSource): Promise<TestWorker> {
+  const config = loadConfig(process.env);
+  const connection = await NativeConnection.connect({ address: testTemporalAddress() });
+  const dispatcher = new EventDispatcher();
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    activities: createActivities({ dataSource, mailer: createMailer(config, dataSource), config, dispatcher }),
+  });
+  const running = worker.run();
+  return {
+    dispatcher,
+    close: async () => {
+      worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}

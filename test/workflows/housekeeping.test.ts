@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { createHousekeepingActivities, type PurgeResult } from '../../activities/housekeeping';
+import { openDatabase } from '../../src/db/data-source';
+import { HOUSEKEEPING_DAYS_PER_RUN, housekeeping } from '../../workflows/housekeeping';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+describe('housekeeping workflow', () => {
+  let env: TestWorkflowEnvironment;
+  let workflowBundle: WorkflowBundleWithSourceMap;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundler });
+  });
+
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  it('purges once a day and continues as new after 30 days, in seconds of wall time', async () => {
+    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0 }));
+    const taskQueue = `housekeeping-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
+
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
+      const started = Date.now();
+      await env.sleep(`${HOUSEKEEPING_DAYS_PER_RUN} days`);
+      await env.sleep('12 hours');
+      console.log(`housekeeping: ${HOUSEKEEPING_DAYS_PER_RUN}.5 simulated days took ${Date.now() - started} ms of wall time`);
+
+      // One pass at the start of each day 0..29 in the first run, then day 30 opens the second run.
+      expect(purgeExpiredRecords).toHaveBeenCalledTimes(HOUSEKEEPING_DAYS_PER_RUN + 1);
+      const latest = await handle.describe();
+      expect(latest.runId).not.toBe(handle.firstExecutionRunId);
+      expect(latest.status.name).toBe('RUNNING');
+      const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+      expect(first.status.name).toBe('CONTINUED_AS_NEW');
+      await handle.terminate('test finished');
+    });
+  });
+
+  it('keeps running when a pass fails after its retries and tries again the next day', async () => {
+    let attempts = 0;
+    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => {
+      if (++attempts <= 5) throw new Error('database unavailable');
+      return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0 };
+    });
+    const taskQueue = `housekeeping-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
+
+    await worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
+      await env.sleep('1 day');
+      await env.sleep('1 hour');
+      // Five failed attempts on day 0 (the retry policy's maximum), one successful pass on day 1.
+      expect(purgeExpiredRecords).toHaveBeenCalledTimes(6);
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      await handle.terminate('test finished');
+    });
+  });
+});
+
+describe('purgeExpiredRecords activity', () => {
+  let database: ScratchDatabase;
+
+  beforeAll(async () => {
+    database = await createScratchDatabase(process.env.DATABASE_URL!);
+  });
+
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('deletes exactly the expired keys, old rate windows, expired sessions and day-old expired tokens', async () => {
+    const db = database.dataSource;
+    const [{ id: projectId }] = await db.query(`INSERT INTO projects (name) VALUES ('Housekeeping') RETURNING id`);
+    const [{ id: userId }] = await db.query(
+      `INSERT INTO users (email, password_hash) VALUES ('keeper@example.com', 'x') RETURNING id`,
+    );
+    await db.query(
+      `INSERT INTO idempotency_keys (project_id, key, method, path, expires_at) VALUES
+         ($1, 'expired', 'POST', '/v1/send', now() - interval '1 minute'),
+         ($1, 'live', 'POST', '/v1/send', now() + interval '1 hour')`,
+      [projectId],
+    );
+    await db.query(
+      `INSERT INTO rate_limit_windows (project_id, window_start, count) VALUES
+         ($1, date_trunc('minute', now()) - interval '11 minutes', 5),
+         ($1, date_trunc('minute', now()) - interval '9 minutes', 5),
+         ($1, date_trunc('minute', now()), 5)`,
+      [projectId],
+    );
+    await db.query(
+      `INSERT INTO sessions (user_id, token_hash, expires_at) VALUES
+         ($1, 'expired', now() - interval '1 minute'),
+         ($1, 'live', now() + interval '1 day')`,
+      [userId],
+    );
+    await db.query(
+      `INSERT INTO auth_tokens (user_id, kind, token_hash, expires_at) VALUES
+         ($1, 'VERIFY_EMAIL', 'expired-25h', now() - interval '25 hours'),
+         ($1, 'PASSWORD_RESET', 'expired-23h', now() - interval '23 hours'),
+         ($1, 'PASSWORD_RESET', 'live', now() + interval '1 hour')`,
+      [userId],
+    );
+
+    const { purgeExpiredRecords } = createHousekeepingActivities({ dataSource: db });
+    const purged = await new MockActivityEnvironment().run(purgeExpiredRecords);
+
+    expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1 });
+    const column = async (sql: string) => ((await db.query(sql)) as { v: string }[]).map((row) => row.v);
+    expect(await column(`SELECT key AS v FROM idempotency_keys ORDER BY key`)).toEqual(['live']);
+    expect(await column(`SELECT (now() - window_start < interval '10 minutes')::text AS v FROM rate_limit_windows`)).toEqual([
+      'true',
+      'true',
+    ]);
+    expect(await column(`SELECT token_hash AS v FROM sessions ORDER BY token_hash`)).toEqual(['live']);
+    expect(await column(`SELECT token_hash AS v FROM auth_tokens ORDER BY token_hash`)).toEqual(['expired-23h', 'live']);
+    expect(await new MockActivityEnvironment().run(purgeExpiredRecords)).toEqual({
+      idempotencyKeys: 0,
+      rateLimitWindows: 0,
+      sessions: 0,
+      authTokens: 0,
+    });
+  });
+});
+
+const quietBundler = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+interface ScratchDatabase {
+  dataSource: DataSource;
+  drop(): Promise<void>;
+}
+
+/**
+ * A migrated database of its own beside the shared test database, so that the global
+ * deletes under test neither touch other test files' rows nor count them.
+ */
+async function createScratchDatabase(sharedUrl: string): Promise<ScratchDatabase> {
+  const name = `herald_housekeeping_${randomUUID().replace(/-/g, '')}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: sharedUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(sharedUrl);
+  url.pathname = `/${name}`;
+  const dataSource = await openDatabase(url.toString(), 2);
+  return {
+    dataSource,
+    drop: async () => {
+      await dataSource.destroy();
+      await admin(`DROP DATABASE ${name}`);
+    },
+  };
+}
