@@ -39,7 +39,6 @@ runMain('Herald', async (shutdown) => {
     `  Temporal       ${temporal.address} (${temporal.kind})`,
     `  Postgres       ${embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL'}`,
     `  Mail transport ${config.transport}${config.transport === 'outbox' ? `  (messages at ${base}/outbox)` : ''}`,
-    ...(config.mailEventsSecretGenerated ? [`  Mail events    POST ${config.publicUrl}/webhooks/mail-events?secret=${config.mailEventsSecret}`] : []),
     'Press Ctrl-C to stop.',
     '',
   ];

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import type { EventDispatcher } from '../events/dispatcher';
 import { logger } from '../logger';
 import type { Mailer } from '../mailer/types';
+import { routeTemporalLogs } from '../temporal/logging';
 import { createWorker } from '../temporal/worker';
 import type { Shutdown } from './shutdown';
 
@@ -15,6 +16,7 @@ export async function runWorker(
   deps: { dataSource: DataSource; mailer: Mailer; dispatcher: EventDispatcher },
   shutdown: Shutdown,
 ): Promise<void> {
+  routeTemporalLogs();
   const connection = await NativeConnection.connect({ address });
   shutdown.add('worker connection', () => connection.close());
   const worker = await createWorker({

@@ -5,6 +5,8 @@ import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { createMailer } from '../../src/mailer';
+import { logger } from '../../src/logger';
+import { routeTemporalLogs } from '../../src/temporal/logging';
 import { createWorker } from '../../src/temporal/worker';
 
 /** The address of the Temporal test server the global setup started. */
@@ -33,6 +35,8 @@ export interface TestWorker {
 /** Starts the real worker (workflows bundle and activities) on the configured task queue. */
 export async function startTestWorker(dataSource: DataSource): Promise<TestWorker> {
   const config = loadConfig(process.env);
+  routeTemporalLogs();
+  logger.level = config.logLevel;
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
   const dispatcher = new EventDispatcher();
   const worker = await createWorker({

