@@ -1,6 +1,8 @@
 import { ApiKey } from './api-key';
 import { Contact } from './contact';
 import { ContactField } from './contact-field';
+import { Domain } from './domain';
+import { Email, EmailAttachment } from './email';
 import { EventRecord } from './event-record';
 import { Job, JobUpload } from './job';
 import { AuthToken } from './auth-token';
@@ -9,6 +11,8 @@ import { Project } from './project';
 import { ProjectInvite } from './project-invite';
 import { ProjectMember } from './project-member';
 import { Session } from './session';
+import { Suppression } from './suppression';
+import { Template } from './template';
 import { User } from './user';
 
 /** Every TypeORM entity Herald maps. */
@@ -26,7 +30,25 @@ export const entities = [
   EventRecord,
   Job,
   JobUpload,
+  Domain,
+  Template,
+  Email,
+  EmailAttachment,
+  Suppression,
 ];
 
-export { ApiKey, AuthToken, Contact, ContactField, EventRecord, Job, JobUpload, OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
+export {
+  ApiKey,
+  AuthToken,
+  Contact,
+  ContactField,
+  Domain,
+  Email,
+  EmailAttachment,
+  EventRecord,
+  Job,
+  JobUpload,
+  Suppression,
+  Template,
+  OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
 

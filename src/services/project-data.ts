@@ -5,7 +5,16 @@ import type { EntityManager } from 'typeorm';
  * `POST /users/@me/projects/{id}/reset` empties them; project, members, keys and
  * domains are kept. Each resource adds its tables here.
  */
-export const PROJECT_DATA_TABLES: string[] = ['idempotency_keys'];
+export const PROJECT_DATA_TABLES: string[] = [
+  'idempotency_keys',
+  'emails',
+  'events',
+  'jobs',
+  'contacts',
+  'contact_fields',
+  'templates',
+  'suppressions',
+];
 
 /** Deletes every row of the project's data tables in one transaction. */
 export async function wipeProjectData(manager: EntityManager, projectId: string): Promise<void> {

@@ -1,0 +1,33 @@
+import type { EntityManager } from 'typeorm';
+import { ApiError } from '../http/errors';
+
+/** The domain part of an address, lower-case. */
+export function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+}
+
+/** The domain and every parent domain of it: `a.b.example.com` -> `a.b.example.com`, `b.example.com`, `example.com`. */
+function domainAndParents(domain: string): string[] {
+  const labels = domain.split('.');
+  return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
+}
+
+/**
+ * Refuses (403, as SPEC "Errors" says) a `from` address whose domain is neither a
+ * verified domain of the project nor a subdomain of one.
+ */
+export async function assertVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<void> {
+  const domain = domainOf(from);
+  const rows = await manager.query(
+    `SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED' AND domain = ANY($2::text[]) LIMIT 1`,
+    [projectId, domainAndParents(domain)],
+  );
+  if (rows.length === 0) {
+    throw new ApiError(
+      403,
+      'INTERNAL_SERVER_ERROR',
+      `The sender domain ${domain} is not verified for this project. Add it with POST /domains and publish its DNS records to verify it.`,
+      { details: { domain }, suggestion: `Verify ${domain} (or a parent domain) under /domains before sending from it.` },
+    );
+  }
+}

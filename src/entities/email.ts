@@ -1,0 +1,62 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import type { EmailType } from './template';
+
+export type EmailSource = 'SEND' | 'CAMPAIGN' | 'WORKFLOW' | 'TEST';
+/** An email's progress; mail events only ever move it forward (see src/sending/status.ts). */
+export type EmailStatus =
+  | 'QUEUED'
+  | 'SENT'
+  | 'DELIVERED'
+  | 'OPENED'
+  | 'CLICKED'
+  | 'BOUNCED'
+  | 'COMPLAINED'
+  | 'FAILED'
+  | 'SUPPRESSED'
+  | 'SKIPPED';
+
+/**
+ * One message to one recipient. Subject and body are kept as written (with Liquid
+ * placeholders) beside the variables, and rendered by the delivery workflow.
+ */
+@Entity('emails')
+export class Email {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'uuid' }) projectId: string;
+  @Column({ type: 'uuid', nullable: true }) contactId: string | null;
+  @Column({ type: 'uuid', nullable: true }) templateId: string | null;
+  @Column({ type: 'uuid', nullable: true }) campaignId: string | null;
+  @Column({ type: 'text' }) source: EmailSource;
+  @Column({ type: 'text' }) type: EmailType;
+  @Column({ type: 'text' }) toEmail: string;
+  @Column({ type: 'text', nullable: true }) toName: string | null;
+  @Column({ type: 'text' }) from: string;
+  @Column({ type: 'text', nullable: true }) fromName: string | null;
+  @Column({ type: 'text', nullable: true }) replyTo: string | null;
+  @Column({ type: 'text' }) subject: string;
+  @Column({ type: 'text' }) body: string;
+  @Column({ type: 'jsonb' }) headers: Record<string, string>;
+  @Column({ type: 'jsonb' }) variables: Record<string, unknown>;
+  @Column({ type: 'text' }) status: EmailStatus;
+  @Column({ type: 'text', nullable: true }) messageId: string | null;
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column({ type: 'int' }) attempts: number;
+  @Column({ type: 'timestamptz', nullable: true }) sentAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) deliveredAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) openedAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) clickedAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) bouncedAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) complainedAt: Date | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
+}
+
+/** A file attached to an email, kept until delivery. */
+@Entity('email_attachments')
+export class EmailAttachment {
+  @PrimaryColumn({ type: 'uuid' }) emailId: string;
+  @PrimaryColumn({ type: 'int' }) position: number;
+  @Column({ type: 'text' }) filename: string;
+  @Column({ type: 'text' }) contentType: string;
+  @Column({ type: 'bytea' }) content: Buffer;
+}
