@@ -3,6 +3,9 @@ import { ContactsService } from '../src/contacts/contacts-service';
 import type { Config } from '../src/config';
 import type { EventDispatcher } from '../src/events/dispatcher';
 import type { Mailer } from '../src/mailer/types';
+import { Delivery } from '../src/sending/delivery';
+import { createDeliveryActivities } from './delivery';
+import { createDomainActivities } from './domains';
 import { createHousekeepingActivities } from './housekeeping';
 import { createJobActivities } from './jobs';
 
@@ -19,7 +22,9 @@ export function createActivities(deps: ActivityDeps) {
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
   return {
     ...createHousekeepingActivities(deps),
+    ...createDomainActivities(deps),
     ...createJobActivities({ dataSource: deps.dataSource, contacts }),
+    ...createDeliveryActivities(new Delivery(deps.dataSource, deps.mailer, deps.config, contacts)),
   };
 }
 

@@ -12,10 +12,16 @@ import { authRouter } from './routes/auth';
 import { contactsRouter } from './routes/contacts';
 import { eventsRouter, trackHandler } from './routes/events';
 import { jobsRouter } from './routes/jobs';
+import { mailEventsRouter } from './routes/mail-events';
+import { pagesRouter } from './routes/pages';
+import { sendRouter } from './routes/send';
 import { docsRouter } from './routes/docs';
+import { domainsRouter } from './routes/domains';
 import { outboxRouter } from './routes/outbox';
 import { projectsRouter } from './routes/projects';
 import { systemRouter } from './routes/system';
+import { uploadsRouter } from './routes/uploads';
+import { templatesRouter } from './routes/templates';
 import { usersRouter } from './routes/users';
 import { verifyRouter } from './routes/verify';
 import { createServices, type AppDeps } from './services';
@@ -39,7 +45,7 @@ export function createApp(deps: AppDeps): Express {
       genReqId: (req) => (req as express.Request).id,
       quietReqLogger: true,
       serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/([?&]secret=)[^&]*/g, '$1[redacted]') }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -63,13 +69,22 @@ export function createApp(deps: AppDeps): Express {
   app.use(projectsRouter(services, dataSource));
   app.use('/v1/track', keyed('any'));
   app.post('/v1/track', trackHandler(services.events));
-  app.use(['/v1/api-key', '/contacts', '/events'], keyed('secret'));
+  app.use(['/v1/api-key', '/contacts', '/events', '/templates'], keyed('secret'));
   app.use(apiKeyRouter());
   app.use(jobsRouter(services.jobs));
   app.use(contactsRouter(services.contacts, services.fields));
   app.use(eventsRouter(services.events));
+  app.use(templatesRouter(services.templates));
+  app.use('/v1/send', keyed('secret'));
+  app.use(sendRouter(services.send));
+  app.use('/domains', keyed('secret'));
+  app.use(domainsRouter(services.domains));
   app.use('/v1/verify', keyed('secret'));
   app.use(verifyRouter(services.verifier));
+  app.use(mailEventsRouter(services.mailEvents, config.mailEventsSecret));
+  app.use(pagesRouter(services.preferences));
+  app.use('/uploads/image', keyed('secret'));
+  app.use(uploadsRouter(services.uploads));
 
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -25,6 +25,7 @@ export interface Config {
   mailFrom: string;
   mailEventsSecret: string;
   mailEventsSecretGenerated: boolean;
+  mailEventsVerifySns: boolean;
   dnsServers: string[];
   webhookAllowPrivate: boolean;
   rateLimitPerMinute: number;
@@ -33,6 +34,7 @@ export interface Config {
   segmentRecomputeMinutes: number;
   sessionSecret: string;
   tokenSecret: string;
+  uploadsDir: string;
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
   sendRatePerSecond: number | undefined;
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailFrom: str(env, 'MAIL_FROM') ?? 'Herald <no-reply@herald.localhost>',
     mailEventsSecret: mailEventsSecret ?? secrets.mailEventsSecret,
     mailEventsSecretGenerated: mailEventsSecret === undefined,
+    mailEventsVerifySns: bool(env, 'MAIL_EVENTS_VERIFY_SNS', false),
     dnsServers: hostPorts(env, 'DNS_SERVERS'),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
@@ -153,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     segmentRecomputeMinutes: int(env, 'SEGMENT_RECOMPUTE_MINUTES', 15, 1),
     sessionSecret: str(env, 'SESSION_SECRET') ?? secrets.sessionSecret,
     tokenSecret: str(env, 'TOKEN_SECRET') ?? secrets.tokenSecret,
+    uploadsDir: path.resolve(str(env, 'UPLOADS_DIR') ?? path.join(dataDir, 'uploads')),
     stripeSecretKey: str(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET'),
     sendRatePerSecond: sendRate === undefined ? undefined : Number(sendRate),

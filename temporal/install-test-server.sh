@@ -11,6 +11,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 version="$(sed -n 's:.*<temporal-test-server.version>\(.*\)</temporal-test-server.version>.*:\1:p' "$here/pom.xml")"
 home="${XDG_CACHE_HOME:-$HOME/.cache}/herald/temporal-test-server/$version"
 archive="$home/server.jsa"
+# An archive is only usable with the GC and classpath it was made with: those of test-server.sh.
 jvm_flags=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 
 command -v java >/dev/null || { echo "install-test-server: java (17+) is required on PATH" >&2; exit 1; }
@@ -70,4 +71,5 @@ else
   did+=("could not make a class data archive (see $log), the server will start slower")
 fi
 
-echo "Temporal test server $version: $(IFS=,; echo "${did[*]}" | sed 's/,/, /g') in $home"
+summary="$(printf '%s; ' "${did[@]}")"
+echo "Temporal test server $version: ${summary%; } in $home"

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { Socket } from 'node:net';
 import { Connection } from '@temporalio/client';
 
 /** A Temporal server running as a child process of this one. */
 export interface ServerProcess {
-  child: ChildProcess;
   /** Sends SIGTERM, waits for the exit and sends SIGKILL after `stopGraceMs`. */
   stop(): Promise<void>;
 }
@@ -38,7 +37,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   const child = spawn(options.command, options.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  let stopping = false;
+  let state: 'starting' | 'running' | 'stopping' = 'starting';
   let failure: Error | undefined;
   const exited = new Promise<void>((resolve) => {
     child.once('error', (error) => {
@@ -47,7 +46,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
     });
     child.once('exit', (code, signal) => {
       failure ??= new Error(`${name} exited (${signal ?? `code ${code}`}) before it accepted connections on ${address}`);
-      if (!stopping) options.log?.(`${name} exited (${signal ?? `code ${code}`})${lastOutput()}`);
+      if (state === 'running') options.log?.(`${name} exited unexpectedly (${signal ?? `code ${code}`})${lastOutput()}`);
       resolve();
     });
   });
@@ -59,7 +58,7 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   const stop = async () => {
     process.removeListener('exit', killOnExit);
     if (!isRunning()) return;
-    stopping = true;
+    state = 'stopping';
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), options.stopGraceMs);
     await exited;
@@ -69,7 +68,8 @@ export async function spawnServer(options: SpawnServerOptions): Promise<ServerPr
   const deadline = Date.now() + options.startTimeoutMs;
   while (isRunning() && Date.now() < deadline) {
     if ((await accepts(address)) && (await answers(options))) {
-      return { child, stop };
+      state = 'running';
+      return { stop };
     }
     await Promise.race([exited, delay(200)]);
   }

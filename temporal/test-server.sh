@@ -5,10 +5,11 @@
 #
 # The Temporal SDK's TestWorkflowEnvironment.createTimeSkipping starts this as an
 # `existing-path` executable and gives it about 5 seconds to accept connections. When a
-# server already listens on <port> (the one the Jest global setup started), this script
-# only waits until it is terminated; otherwise it becomes the Java server itself (exec),
-# started with the flags that keep a cold JVM fast: class data sharing from the archive
-# made by install-test-server.sh, C1 only, serial GC.
+# server already listens on <port> (test/support/temporal.ts starts one first, with more
+# time to come up), this script only waits until it is terminated; the SDK's teardown kills
+# it with SIGKILL, so the wait runs no child process that could be left behind. Otherwise
+# it becomes the Java server itself (exec), with the flags that keep a cold JVM fast: class
+# data sharing from the archive made by install-test-server.sh, C1 only, serial GC.
 # TEMPORAL_TEST_SERVER_JAVA_OPTS adds JVM options (install-test-server.sh uses it).
 set -euo pipefail
 

@@ -1,3 +1,5 @@
 /** Every workflow the worker runs; the worker bundles this module. */
+export * from './delivery';
+export * from './domains';
 export * from './housekeeping';
 export * from './jobs';

@@ -8,6 +8,7 @@ import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
 import { connectTemporal } from '../temporal/client';
+import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
@@ -25,6 +26,7 @@ runMain('Herald', async (shutdown) => {
   shutdown.add('mailer', async () => mailer.close?.());
   await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
+  await ensureDomainCheckSchedule(client, config.taskQueue);
 
   const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);

@@ -6,6 +6,7 @@ import { createMailer } from '../mailer';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
 import { connectTemporal } from '../temporal/client';
+import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
@@ -22,6 +23,7 @@ runMain('Herald worker', async (shutdown) => {
   await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher: new EventDispatcher() }, shutdown);
   const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   await ensureHousekeeping(client, config.taskQueue);
+  await ensureDomainCheckSchedule(client, config.taskQueue);
   await connection.close();
   logger.info(`Herald worker polling task queue "${config.taskQueue}"`);
 });

@@ -15,13 +15,31 @@ import {
   TransientMailError,
 } from './types';
 
-export interface SesMailerOptions {
+/** Where and as whom an SES v2 client connects. */
+export interface SesClientOptions {
   region: string;
   /** Another endpoint than AWS's, e.g. a local SES-compatible server. */
   endpoint?: string;
-  configurationSet?: string;
   /** Explicit credentials; without them the SDK's default chain (the `AWS_*` variables, profiles, roles) is used. */
   credentials?: SESv2ClientConfig['credentials'];
+}
+
+export interface SesMailerOptions extends SesClientOptions {
+  configurationSet?: string;
+}
+
+/**
+ * An SES v2 client that makes one attempt per call: Temporal retries activities, and API
+ * callers retry their request, so SDK retries would only multiply them.
+ */
+export function createSesClient(options: SesClientOptions): SESv2Client {
+  return new SESv2Client({
+    region: options.region,
+    endpoint: options.endpoint,
+    credentials: options.credentials,
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
+  });
 }
 
 /** Delivers through Amazon SES v2 `SendEmail`. */
@@ -30,14 +48,7 @@ export class SesMailer implements Mailer {
   private readonly client: SESv2Client;
 
   constructor(private readonly options: SesMailerOptions) {
-    this.client = new SESv2Client({
-      region: options.region,
-      endpoint: options.endpoint,
-      credentials: options.credentials,
-      // Temporal retries the activity; the SDK makes one attempt so retries are not multiplied.
-      maxAttempts: 1,
-      requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
-    });
+    this.client = createSesClient(options);
   }
 
   /** Sends the message and returns SES's MessageId; throws PermanentMailError or TransientMailError. */

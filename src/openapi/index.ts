@@ -4,12 +4,17 @@ import { overview } from './overview';
 import * as apiKey from './paths/api-key';
 import * as auth from './paths/auth';
 import * as contacts from './paths/contacts';
+import * as domains from './paths/domains';
 import * as events from './paths/events';
 import * as jobs from './paths/jobs';
+import * as mailEvents from './paths/mail-events';
 import * as outbox from './paths/outbox';
+import * as pages from './paths/pages';
 import * as projects from './paths/projects';
 import * as system from './paths/system';
+import * as templates from './paths/templates';
 import * as track from './paths/track';
+import * as uploads from './paths/uploads';
 import * as users from './paths/users';
 import * as verify from './paths/verify';
 import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
@@ -23,6 +28,11 @@ const PATH_MODULES: PathModule[] = [
   contacts,
   jobs,
   events,
+  templates,
+  domains,
+  uploads,
+  mailEvents,
+  pages,
   auth,
   users,
   projects,

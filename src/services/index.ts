@@ -3,10 +3,17 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Mailer } from '../mailer/types';
 import { ContactsService } from '../contacts/contacts-service';
+import { PreferencesService } from '../contacts/preferences-service';
 import { FieldsService } from '../contacts/fields-service';
 import type { EventDispatcher } from '../events/dispatcher';
+import { createDomainsService } from '../domains/domains-service';
 import { EventsService } from '../events/events-service';
 import { JobsService } from '../jobs/jobs-service';
+import { MailEventsService } from '../mail-events/mail-events-service';
+import { SnsSignatureVerifier } from '../mail-events/sns-signature';
+import { SendService } from '../sending/send-service';
+import { UploadsService } from '../uploads/uploads-service';
+import { TemplatesService } from '../templates/templates-service';
 import { EmailVerifier } from '../verify/verifier';
 import { AccountEmails } from './account-emails';
 import { AuthService } from './auth-service';
@@ -31,6 +38,12 @@ export function createServices(deps: AppDeps) {
     fields: new FieldsService(deps.dataSource),
     events: new EventsService(deps.dataSource, contacts),
     jobs: new JobsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
+    templates: new TemplatesService(deps.dataSource),
+    send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
+    mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined),
+    preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
+    uploads: new UploadsService(deps.config),
+    domains: createDomainsService(deps.config, deps.dataSource),
     auth: new AuthService(deps.dataSource, deps.config, emails),
     projects: new ProjectsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),

@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, IllegalStateError, Runtime, type LogLevel } from '@temporalio/worker';
 import { logger } from '../logger';
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -12,15 +12,21 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
 let installed = false;
 
 /**
- * Sends the Temporal SDK's worker logs (bundler, worker state, workflow and activity
- * loggers) through Herald's JSON logger. Must run before the first worker connection.
+ * Sends the Temporal SDK's logs (bundler, worker state, workflow and activity loggers,
+ * and the native core's warnings) through Herald's JSON logger, so LOG_LEVEL governs them.
+ * Must run before the first worker connection of the process; later calls do nothing.
  */
 export function routeTemporalLogs(): void {
   if (installed) return;
   installed = true;
-  Runtime.install({
-    logger: new DefaultLogger('INFO', (entry) => {
-      logger[LEVELS[entry.level]]({ temporal: entry.meta }, entry.message);
-    }),
-  });
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('INFO', (entry) => {
+        logger[LEVELS[entry.level]]({ temporal: entry.meta }, entry.message);
+      }),
+      telemetryOptions: { logging: { filter: { core: 'WARN', other: 'WARN' }, forward: {} } },
+    });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
 }

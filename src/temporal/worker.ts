@@ -6,6 +6,8 @@ export interface CreateWorkerOptions {
   namespace: string;
   taskQueue: string;
   activities: Activities;
+  /** Workflows kept in memory between tasks (the SDK's default when unset); 0 turns off sticky execution. */
+  maxCachedWorkflows?: number;
 }
 
 /** A worker for Herald's workflows (bundled from `workflows/`) and the given activities; call run() to poll. */
@@ -16,5 +18,6 @@ export function createWorker(options: CreateWorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
     activities: options.activities,
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
   });
 }

@@ -1,12 +1,4 @@
-import { Resolver } from 'node:dns/promises';
-
-/** How a lookup ended: records or an empty answer (`found`), a name that does not exist, or no usable answer. */
-export type LookupOutcome = 'found' | 'nxdomain' | 'failed';
-
-export interface Lookup<T> {
-  outcome: LookupOutcome;
-  records: T[];
-}
+import { createResolver, lookup, type Lookup } from '../dns/resolver';
 
 /** What DNS says about a mail domain; both lookups run at once and the address one is available early. */
 export interface DomainDns {
@@ -14,19 +6,6 @@ export interface DomainDns {
   mx: Promise<Lookup<string>>;
   /** A then AAAA addresses. */
   addresses: Promise<Lookup<string>>;
-}
-
-const NOT_FOUND = new Set(['ENOTFOUND', 'NXDOMAIN']);
-const NO_DATA = new Set(['ENODATA']);
-
-async function lookup<T>(query: () => Promise<T[]>): Promise<Lookup<T>> {
-  try {
-    return { outcome: 'found', records: await query() };
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? '';
-    if (NO_DATA.has(code)) return { outcome: 'found', records: [] };
-    return { outcome: NOT_FOUND.has(code) ? 'nxdomain' : 'failed', records: [] };
-  }
 }
 
 /** Several lookups of one name as one: found if any was, else NXDOMAIN if any said so, else failed. */
@@ -42,9 +21,7 @@ function combine<T>(lookups: Lookup<T>[]): Lookup<T> {
  * whatever has not answered within `timeoutMs` counts as failed.
  */
 export function lookupDomain(domain: string, servers: string[], timeoutMs: number): DomainDns {
-  const resolver = new Resolver({ timeout: Math.max(100, Math.floor(timeoutMs / 3)), tries: 2 });
-  if (servers.length > 0) resolver.setServers(servers);
-  const timer = setTimeout(() => resolver.cancel(), timeoutMs);
+  const { resolver, release } = createResolver(servers, timeoutMs);
   const mx = lookup(() => resolver.resolveMx(domain)).then((result) => ({
     ...result,
     records: result.records.map((record) => record.exchange.replace(/\.$/, '')),
@@ -52,6 +29,6 @@ export function lookupDomain(domain: string, servers: string[], timeoutMs: numbe
   const addresses = Promise.all([lookup(() => resolver.resolve4(domain)), lookup(() => resolver.resolve6(domain))]).then(
     combine,
   );
-  void Promise.all([mx, addresses]).then(() => clearTimeout(timer));
+  void Promise.all([mx, addresses]).then(release);
   return { mx, addresses };
 }

@@ -1,4 +1,5 @@
-import { lookupDomain, type Lookup } from './domain-dns';
+import type { Lookup } from '../dns/resolver';
+import { lookupDomain } from './domain-dns';
 import { isAliasDomain, isDisposableDomain, isPersonalDomain, typoSuggestion } from './lists';
 import { parseAddress } from './syntax';
 import { DEFAULT_WEBSITE_PROBES, hasWebsite, type WebsiteProbe } from './website';

@@ -22,6 +22,9 @@ async function settle(client: Client, key: string, path: string, timeoutMs = 60_
   }
 }
 
+/** A task queue of this file's own, so workers of other test files never take its workflows. */
+const env = { TEMPORAL_TASK_QUEUE: 'jobs-test' };
+
 describe('CSV imports and bulk jobs', () => {
   let temporal: TestTemporal;
   let api: TestApi;
@@ -32,7 +35,7 @@ describe('CSV imports and bulk jobs', () => {
 
   beforeAll(async () => {
     temporal = await connectTestTemporal();
-    api = await startApi({ temporal: temporal.client });
+    api = await startApi({ env, temporal: temporal.client });
     client = new Client(api.url);
   });
   afterAll(async () => {
@@ -48,7 +51,7 @@ describe('CSV imports and bulk jobs', () => {
 
   describe('with a worker', () => {
     beforeAll(async () => {
-      worker = await startTestWorker(api.dataSource);
+      worker = await startTestWorker(api.dataSource, env);
     });
     afterAll(async () => {
       await worker?.close();
@@ -168,7 +171,7 @@ describe('CSV imports and bulk jobs', () => {
     expect(atKill.status).toBe('RUNNING');
     expect(atKill.processed).toBeLessThan(rows);
 
-    worker = await startTestWorker(api.dataSource);
+    worker = await startTestWorker(api.dataSource, env);
     const job = await settle(client, key, jobPath, 120_000);
     expect(job).toEqual(expect.objectContaining({ status: 'COMPLETED', total: rows, processed: rows, succeeded: rows, failed: 0 }));
     const [{ n, distinct }] = await api.dataSource.query(
@@ -182,6 +185,8 @@ describe('CSV imports and bulk jobs', () => {
 
 /** A worker in its own process, so that it can be killed with SIGKILL. */
 function spawnWorkerProcess(): ChildProcess {
-  const tsx = path.join(__dirname, '../../node_modules/.bin/tsx');
-  return spawn(tsx, [path.join(__dirname, '../support/worker-process.ts')], { stdio: 'ignore', env: process.env });
+  return spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../support/worker-process.ts')], {
+    stdio: 'ignore',
+    env: { ...process.env, ...env },
+  });
 }

@@ -1,6 +1,7 @@
-import { IllegalStateError } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadConfig } from '../../src/config';
+import { logger } from '../../src/logger';
+import { routeTemporalLogs } from '../../src/temporal/logging';
 import { startTestServer, testServerScript } from '../../temporal/test-server';
 import { freePort } from './ports';
 
@@ -16,7 +17,8 @@ import { freePort } from './ports';
  * listens. teardown() closes the SDK's side (killing the wrapper), then stops the server.
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  quietSdkLogs();
+  logger.level = loadConfig(process.env).logLevel;
+  routeTemporalLogs();
   const server = await startTestServer(await freePort());
   try {
     const env = await TestWorkflowEnvironment.createTimeSkipping({
@@ -31,17 +33,5 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   } catch (err) {
     await server.stop();
     throw err;
-  }
-}
-
-/** Keeps the SDK's logs (worker, workflow and core, INFO and WARN by default) out of test output, errors aside. */
-function quietSdkLogs(): void {
-  try {
-    Runtime.install({
-      logger: new DefaultLogger('ERROR'),
-      telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } },
-    });
-  } catch (err) {
-    if (!(err instanceof IllegalStateError)) throw err;
   }
 }

@@ -6,7 +6,9 @@ import { startTestWorker } from './worker';
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const dataSource = await openDatabase(config.databaseUrl!, 4);
-  await startTestWorker(dataSource);
+  // No sticky workflow cache: the Java test server does not move a dead worker's sticky
+  // workflow tasks back to the shared queue as a real Temporal server does after a timeout.
+  await startTestWorker(dataSource, {}, { maxCachedWorkflows: 0 });
 }
 
 main().catch((err) => {

@@ -32,9 +32,13 @@ export interface TestWorker {
   close(): Promise<void>;
 }
 
-/** Starts the real worker (workflows bundle and activities) on the configured task queue. */
-export async function startTestWorker(dataSource: DataSource): Promise<TestWorker> {
-  const config = loadConfig(process.env);
+/** Starts the real worker (workflows bundle and activities) on the configured task queue; `env` overrides configuration. */
+export async function startTestWorker(
+  dataSource: DataSource,
+  env: Record<string, string> = {},
+  options: { maxCachedWorkflows?: number } = {},
+): Promise<TestWorker> {
+  const config = loadConfig({ ...process.env, ...env });
   routeTemporalLogs();
   logger.level = config.logLevel;
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
@@ -44,6 +48,7 @@ export async function startTestWorker(dataSource: DataSource): Promise<TestWorke
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     activities: createActivities({ dataSource, mailer: createMailer(config, dataSource), config, dispatcher }),
+    ...options,
   });
   const running = worker.run();
   return {

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
 import { createHousekeepingActivities, type PurgeResult } from '../../activities/housekeeping';
-import { openDatabase } from '../../src/db/data-source';
 import { HOUSEKEEPING_DAYS_PER_RUN, housekeeping } from '../../workflows/housekeeping';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 import { createTimeSkippingEnv } from '../support/temporal';
 
 describe('housekeeping workflow', () => {
@@ -69,7 +67,7 @@ describe('purgeExpiredRecords activity', () => {
   let database: ScratchDatabase;
 
   beforeAll(async () => {
-    database = await createScratchDatabase(process.env.DATABASE_URL!);
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'housekeeping');
   });
 
   afterAll(async () => {
@@ -138,36 +136,3 @@ const quietBundler = {
   warn: () => undefined,
   error: (message: string) => console.error(message),
 };
-
-interface ScratchDatabase {
-  dataSource: DataSource;
-  drop(): Promise<void>;
-}
-
-/**
- * A migrated database of its own beside the shared test database, so that the global
- * deletes under test neither touch other test files' rows nor count them.
- */
-async function createScratchDatabase(sharedUrl: string): Promise<ScratchDatabase> {
-  const name = `herald_housekeeping_${randomUUID().replace(/-/g, '')}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: sharedUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(sharedUrl);
-  url.pathname = `/${name}`;
-  const dataSource = await openDatabase(url.toString(), 2);
-  return {
-    dataSource,
-    drop: async () => {
-      await dataSource.destroy();
-      await admin(`DROP DATABASE ${name}`);
-    },
-  };
-}

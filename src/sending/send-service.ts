@@ -1,0 +1,124 @@
+import type { Client } from '@temporalio/client';
+import { marked } from 'marked';
+import type { DataSource } from 'typeorm';
+import type { ContactsService } from '../contacts/contacts-service';
+import { assertVerifiedSender } from '../domains/sender-check';
+import { Email, EmailAttachment } from '../entities/email';
+import { Template } from '../entities/template';
+import { ApiError, validationError } from '../http/errors';
+import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
+import type { Recipient, SendRequest } from './send-request';
+import { isSuppressed } from './suppressions';
+
+/** What `/v1/send` answers for one recipient. */
+export interface SentRecipient {
+  contact: { id: string; email: string };
+  email: string;
+  status: 'QUEUED' | 'SUPPRESSED';
+}
+
+/** The message every recipient of one request gets, before per-recipient rendering. */
+interface Message {
+  subject: string;
+  body: string;
+  from: Recipient;
+  replyTo: string | null;
+  type: Template['type'];
+  templateId: string | null;
+}
+
+/**
+ * `/v1/send`: resolves the template and overrides, checks the sender domain and the
+ * Liquid syntax once, then per recipient upserts the contact, stores the email record
+ * and starts its delivery workflow `email/<emailId>`.
+ */
+export class SendService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly contacts: ContactsService,
+    private readonly temporal: Client | undefined,
+    private readonly taskQueue: string,
+  ) {}
+
+  async send(projectId: string, request: SendRequest): Promise<SentRecipient[]> {
+    const message = await this.message(projectId, request);
+    const sent: SentRecipient[] = [];
+    for (const recipient of request.to) sent.push(await this.sendTo(projectId, request, message, recipient));
+    return sent;
+  }
+
+  /** Merges the template (if any) with the request's overrides and checks what every recipient shares. */
+  private async message(projectId: string, request: SendRequest): Promise<Message> {
+    const template = request.template
+      ? await this.dataSource.getRepository(Template).findOneBy({ projectId, id: request.template })
+      : null;
+    if (request.template && !template) {
+      throw validationError([{ field: 'template', code: 'not_found', message: 'No template with this id in the project', received: request.template }]);
+    }
+    const from = request.from ?? (template ? { email: template.from, ...(template.fromName ? { name: template.fromName } : {}) } : undefined);
+    if (!from) throw validationError([{ field: 'from', code: 'required', message: 'from is required when the template has none' }]);
+    const body = request.body === undefined ? template!.body : request.bodyIsMarkdown ? await marked.parse(request.body) : request.body;
+    const subject = request.subject ?? template!.subject;
+    if (!subject) throw validationError([{ field: 'subject', code: 'required', message: 'The template has no subject; send one' }]);
+    try {
+      validateTemplate({ subject, body });
+    } catch (err) {
+      if (!(err instanceof TemplateSyntaxError)) throw err;
+      throw validationError([{ field: err.field ?? 'body', code: 'invalid_template', message: err.message }]);
+    }
+    await assertVerifiedSender(this.dataSource.manager, projectId, from.email);
+    return { subject, body, from, replyTo: request.replyTo ?? template?.replyTo ?? null, type: template?.type ?? 'TRANSACTIONAL', templateId: template?.id ?? null };
+  }
+
+  /** One recipient: contact upsert, email record, delivery workflow, committed together or not at all. */
+  private async sendTo(projectId: string, request: SendRequest, message: Message, recipient: Recipient): Promise<SentRecipient> {
+    return this.contacts.transaction(async (tx) => {
+      const { contact, patch } = await this.contacts.upsertIn(tx, projectId, { email: recipient.email, data: request.data, subscribed: request.subscribed }, false);
+      const suppressed = await isSuppressed(tx.manager, projectId, contact.email);
+      const email = tx.manager.create(Email, {
+        projectId,
+        contactId: contact.id,
+        templateId: message.templateId,
+        source: 'SEND',
+        type: message.type,
+        toEmail: contact.email,
+        toName: recipient.name ?? null,
+        from: message.from.email,
+        fromName: message.from.name ?? null,
+        replyTo: message.replyTo,
+        subject: message.subject,
+        body: message.body,
+        headers: request.headers,
+        variables: patch.transient,
+        status: suppressed ? 'SUPPRESSED' : 'QUEUED',
+        attempts: 0,
+      });
+      await tx.manager.save(email);
+      if (!suppressed) {
+        if (request.attachments.length > 0) {
+          await tx.manager.insert(
+            EmailAttachment,
+            request.attachments.map((attachment, position) => ({ emailId: email.id, position, ...attachment })),
+          );
+        }
+        await this.startDelivery(email.id);
+      }
+      return { contact: { id: contact.id, email: contact.email }, email: email.id, status: email.status as SentRecipient['status'] };
+    });
+  }
+
+  /**
+   * Starts `email/<emailId>` before the record commits: if the start fails nothing is
+   * stored; if the commit fails, the workflow finds no record and ends.
+   */
+  private async startDelivery(emailId: string): Promise<void> {
+    if (!this.temporal) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly');
+    try {
+      await this.temporal.workflow.start('deliverEmail', { taskQueue: this.taskQueue, workflowId: `email/${emailId}`, args: [emailId] });
+    } catch (err) {
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly', {
+        details: { reason: (err as Error).message },
+      });
+    }
+  }
+}

@@ -1,0 +1,227 @@
+import PostalMime from 'postal-mime';
+import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { SesServer, type CapturedEmail } from '../support/ses-server';
+import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+
+/** Polls the email records until none is QUEUED. */
+async function settled(api: TestApi, ids: string[], timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const rows = await api.dataSource.query('SELECT * FROM emails WHERE id = ANY($1::uuid[]) ORDER BY to_email', [ids]);
+    if (rows.length === ids.length && rows.every((row: { status: string }) => row.status !== 'QUEUED')) return rows;
+    if (Date.now() > deadline) throw new Error(`emails still queued: ${JSON.stringify(rows.map((r: { status: string }) => r.status))}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const tag = (captured: CapturedEmail, name: string) => captured.request.EmailTags?.find((t) => t.Name === name)?.Value;
+
+describe('POST /v1/send through SES', () => {
+  let ses: SesServer;
+  let temporal: TestTemporal;
+  let api: TestApi;
+  let worker: TestWorker;
+  let client: Client;
+  let key: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    ses = await SesServer.start();
+    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
+    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
+    const env = { SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, TEMPORAL_TASK_QUEUE: 'send-test' };
+    temporal = await connectTestTemporal();
+    api = await startApi({ env, temporal: temporal.client });
+    worker = await startTestWorker(api.dataSource, env);
+    client = new Client(api.url);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await api.close();
+    await temporal.close();
+    await ses.close();
+  });
+  beforeEach(async () => {
+    const { project } = await signupWithProject(api);
+    key = project.secretKey;
+    projectId = project.id;
+    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [projectId, `${projectId}.example.com`]);
+  });
+
+  const from = () => `hello@mail.${projectId}.example.com`;
+  const send = (body: Record<string, unknown>, headers?: Record<string, string>) => client.post('/v1/send', { from: from(), ...body }, { key, headers });
+  const sentTo = (emailId: string) => ses.emails.filter((captured) => tag(captured, 'emailId') === emailId);
+
+  it('renders and delivers to each recipient, creating unsubscribed contacts', async () => {
+    const answer = await send({
+      to: ['ada@example.com', { name: 'Bob B', email: 'bob@example.com' }],
+      subject: 'Hi {{ name ?? "there" }}',
+      body: '<p>Hello {{ name ?? "friend" }}, your plan is {{plan}}.</p>',
+      data: { plan: 'pro', name: null },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      success: true,
+      data: {
+        emails: [
+          { contact: { id: expect.any(String), email: 'ada@example.com' }, email: expect.any(String), status: 'QUEUED' },
+          { contact: { id: expect.any(String), email: 'bob@example.com' }, email: expect.any(String), status: 'QUEUED' },
+        ],
+        timestamp: expect.any(String),
+      },
+    });
+    const ids = answer.body.data.emails.map((e: { email: string }) => e.email);
+    const rows = await settled(api, ids);
+    expect(rows.map((row: { status: string }) => row.status)).toEqual(['SENT', 'SENT']);
+    for (const row of rows) {
+      const [captured] = sentTo(row.id);
+      expect(captured.messageId).toBe(row.message_id);
+      const simple = captured.request.Content.Simple!;
+      expect(simple.Subject.Data).toBe('Hi there');
+      expect(simple.Body.Html!.Data).toBe('<p>Hello friend, your plan is pro.</p>');
+      expect(simple.Body.Text!.Data).toContain('Hello friend, your plan is pro.');
+    }
+    expect(sentTo(ids[1])[0].request.Destination!.ToAddresses).toEqual(['"Bob B" <bob@example.com>']);
+    const contacts = await api.dataSource.query('SELECT email, subscribed, data FROM contacts WHERE project_id = $1 ORDER BY email', [projectId]);
+    expect(contacts).toEqual([
+      { email: 'ada@example.com', subscribed: false, data: { plan: 'pro' } },
+      { email: 'bob@example.com', subscribed: false, data: { plan: 'pro' } },
+    ]);
+    const events = await api.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND name = 'email.sent'`, [projectId]);
+    expect(events[0].n).toBe(2);
+    const description = await temporal.client.workflow.getHandle(`email/${ids[0]}`).describe();
+    expect(description.type).toBe('deliverEmail');
+  });
+
+  it('validates the whole request before any recipient is processed', async () => {
+    const answer = await send({ to: ['first@example.com', 'not-an-address'], subject: 'x', body: 'y' });
+    expect(answer.status).toBe(422);
+    expect(answer.body.error.errors).toEqual([expect.objectContaining({ field: 'to[1]', code: 'invalid_string' })]);
+    const cases: Record<string, unknown>[] = [
+      { to: 'a@example.com', subject: 'line\nbreak', body: 'x' },
+      { to: 'a@example.com', subject: 'x'.repeat(999), body: 'x' },
+      { to: 'a@example.com', body: 'x' },
+      { to: 'a@example.com', subject: 'x', body: 'x', headers: { 'X-Bad\r\nName': 'v' } },
+      { to: 'a@example.com', subject: 'x', body: 'x', headers: { 'X-Long': 'v'.repeat(999) } },
+      { to: 'a@example.com', subject: 'x', body: 'x', attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `${i}.txt`, content: 'aGk=' })) },
+      { to: 'a@example.com', subject: 'x', body: '{% if %}' },
+      { to: 'a@example.com', subject: 'x', body: 'x', reply: 'nope' },
+    ];
+    for (const body of cases) expect((await send(body)).status).toBe(422);
+    expect(await api.dataSource.query('SELECT 1 FROM contacts WHERE project_id = $1', [projectId])).toHaveLength(0);
+    expect(await api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(0);
+  });
+
+  it('refuses a from on an unverified domain with 403 and stores nothing', async () => {
+    const answer = await client.post('/v1/send', { from: 'me@unverified.example.org', to: 'a@example.com', subject: 'x', body: 'y' }, { key });
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe('INTERNAL_SERVER_ERROR');
+    expect(answer.body.error.message).toContain('unverified.example.org');
+    expect(await api.dataSource.query('SELECT 1 FROM contacts WHERE project_id = $1', [projectId])).toHaveLength(0);
+  });
+
+  it('retries a throttled SES call until it is delivered, exactly once', async () => {
+    ses.failNext(2, 429, 'TooManyRequestsException');
+    const answer = await send({ to: 'throttled@example.com', subject: 'Throttled', body: 'x' });
+    const [row] = await settled(api, [answer.body.data.emails[0].email]);
+    expect(row.status).toBe('SENT');
+    expect(row.attempts).toBe(3);
+    expect(sentTo(row.id)).toHaveLength(1);
+  });
+
+  it('retries a 500 from SES', async () => {
+    ses.failNext(1, 500, 'InternalFailure');
+    const answer = await send({ to: 'flaky@example.com', subject: 'Flaky', body: 'x' });
+    const [row] = await settled(api, [answer.body.data.emails[0].email]);
+    expect(row.status).toBe('SENT');
+    expect(sentTo(row.id)).toHaveLength(1);
+  });
+
+  it('marks a permanent failure FAILED without retrying it', async () => {
+    ses.failNext(1, 400, 'MessageRejected', 'Email address is not verified.');
+    const answer = await send({ to: 'rejected@example.com', subject: 'Rejected', body: 'x' });
+    const emailId = answer.body.data.emails[0].email;
+    const [row] = await settled(api, [emailId]);
+    expect(row.status).toBe('FAILED');
+    expect(row.attempts).toBe(1);
+    expect(row.error).toContain('not verified');
+    expect(sentTo(emailId)).toHaveLength(0);
+    const events = await api.dataSource.query(`SELECT data FROM events WHERE project_id = $1 AND name = 'email.failed'`, [projectId]);
+    expect(events).toEqual([{ data: expect.objectContaining({ emailId }) }]);
+  });
+
+  it('performs a request once per Idempotency-Key', async () => {
+    const headers = { 'idempotency-key': `send-${projectId}` };
+    const first = await send({ to: 'idem@example.com', subject: 'Once', body: 'x' }, headers);
+    const again = await send({ to: 'idem@example.com', subject: 'Once', body: 'x' }, headers);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(409);
+    expect(await api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(1);
+  });
+
+  it('does not send to a suppressed address, but does send to an unsubscribed contact', async () => {
+    await api.dataSource.query(`INSERT INTO suppressions (project_id, email, reason) VALUES ($1, 'bounced@example.com', 'BOUNCE')`, [projectId]);
+    await client.post('/contacts', { email: 'optout@example.com', subscribed: false }, { key });
+    const answer = await send({ to: ['bounced@example.com', 'optout@example.com'], subject: 'x', body: 'y' });
+    const [suppressed, unsubscribed] = answer.body.data.emails;
+    expect(suppressed.status).toBe('SUPPRESSED');
+    await settled(api, [unsubscribed.email]);
+    expect(sentTo(suppressed.email)).toHaveLength(0);
+    expect(sentTo(unsubscribed.email)).toHaveLength(1);
+  });
+
+  it('uses a template with overrides, and gives MARKETING mail an unsubscribe link and one-click headers', async () => {
+    const [template] = await api.dataSource.query(
+      `INSERT INTO templates (project_id, name, subject, body, "from", from_name, type)
+       VALUES ($1, 'Welcome', 'Welcome {{first name}}', '<p>Hi {{ data[''first name''] }}</p>', $2, 'Team', 'MARKETING') RETURNING id`,
+      [projectId, from()],
+    );
+    const answer = await client.post('/v1/send', { to: 'tpl@example.com', template: template.id, data: { 'first name': 'Ada' } }, { key });
+    expect(answer.status).toBe(200);
+    const emailId = answer.body.data.emails[0].email;
+    await settled(api, [emailId]);
+    const [captured] = sentTo(emailId);
+    const simple = captured.request.Content.Simple;
+    const parsed = simple ? undefined : await PostalMime.parse(captured.raw!);
+    const subject = simple?.Subject.Data ?? parsed!.subject;
+    const html = simple?.Body.Html!.Data ?? parsed!.html!;
+    const headers = simple?.Headers ?? parsed!.headers.map((h) => ({ Name: h.key, Value: h.value }));
+    expect(subject).toBe('Welcome Ada');
+    expect(html).toContain('<p>Hi Ada</p>');
+    expect(html).toMatch(/\/unsubscribe\/[^"]+">Unsubscribe<\/a>/);
+    const byName = Object.fromEntries(headers.map((h) => [h.Name.toLowerCase(), h.Value]));
+    expect(byName['list-unsubscribe']).toMatch(/^<http.*\/unsubscribe\/.+>$/);
+    expect(byName['list-unsubscribe-post']).toBe('List-Unsubscribe=One-Click');
+
+    const override = await client.post('/v1/send', { to: 'tpl@example.com', template: template.id, subject: 'Override' }, { key });
+    await settled(api, [override.body.data.emails[0].email]);
+    const [overridden] = sentTo(override.body.data.emails[0].email);
+    expect(overridden.request.Content.Simple?.Subject.Data ?? (await PostalMime.parse(overridden.raw!)).subject).toBe('Override');
+  });
+
+  it('sends attachments and custom headers as raw MIME, and converts markdown bodies', async () => {
+    const answer = await send({
+      to: 'files@example.com',
+      subject: 'Files',
+      body: '# Report\n\nSee **attached**.',
+      type: 'markdown',
+      reply: 'replies@example.com',
+      headers: { 'X-Campaign': 'q3' },
+      attachments: [{ filename: 'report.txt', content: Buffer.from('quarterly numbers').toString('base64'), contentType: 'text/plain' }],
+    });
+    const emailId = answer.body.data.emails[0].email;
+    await settled(api, [emailId]);
+    const [captured] = sentTo(emailId);
+    expect(captured.raw).toBeDefined();
+    const parsed = await PostalMime.parse(captured.raw!);
+    expect(parsed.html).toContain('<h1>Report</h1>');
+    expect(parsed.html).toContain('<strong>attached</strong>');
+    expect(parsed.text).toContain('attached');
+    expect(parsed.replyTo?.[0].address).toBe('replies@example.com');
+    expect(parsed.headers.find((h) => h.key === 'x-campaign')?.value).toBe('q3');
+    expect(parsed.attachments).toHaveLength(1);
+    expect(parsed.attachments[0].filename).toBe('report.txt');
+    expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer).toString()).toBe('quarterly numbers');
+    expect(await api.dataSource.query('SELECT 1 FROM email_attachments WHERE email_id = $1', [emailId])).toHaveLength(1);
+  });
+});

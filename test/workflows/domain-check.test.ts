@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createDomainActivities } from '../../activities/domains';
+import { loadConfig } from '../../src/config';
+import { createDomainsService, type DomainBatchResult } from '../../src/domains/domains-service';
+import { Domain, type DomainRecord } from '../../src/entities/domain';
+import { checkPendingDomains, DOMAIN_CHECK_BATCH_SIZE } from '../../workflows/domains';
+import { DnsTestServer } from '../support/dns-server';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+const workflowsPath = require.resolve('../../workflows');
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe('checkPendingDomains workflow', () => {
+  it('pages through the pending domains batch by batch and sums what they found', async () => {
+    const pages: DomainBatchResult[] = [
+      { checked: DOMAIN_CHECK_BATCH_SIZE, verified: 3, next: 'domain-50' },
+      { checked: DOMAIN_CHECK_BATCH_SIZE, verified: 0, next: 'domain-100' },
+      { checked: 7, verified: 1, next: null },
+    ];
+    const checkPendingDomainBatch = jest.fn(async (_input: { after: string | null; limit: number }) => pages.shift()!);
+    const taskQueue = `domain-check-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities: { checkPendingDomainBatch } });
+
+    const summary = await worker.runUntil(
+      env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
+    );
+
+    expect(summary).toEqual({ checked: 2 * DOMAIN_CHECK_BATCH_SIZE + 7, verified: 4 });
+    expect(checkPendingDomainBatch.mock.calls.map(([input]) => input)).toEqual([
+      { after: null, limit: DOMAIN_CHECK_BATCH_SIZE },
+      { after: 'domain-50', limit: DOMAIN_CHECK_BATCH_SIZE },
+      { after: 'domain-100', limit: DOMAIN_CHECK_BATCH_SIZE },
+    ]);
+  });
+
+  it('retries a batch that failed and carries on from where it was', async () => {
+    let attempts = 0;
+    const checkPendingDomainBatch = jest.fn(async ({ after }: { after: string | null }): Promise<DomainBatchResult> => {
+      if (after === 'domain-50' && ++attempts === 1) throw new Error('database unavailable');
+      return after === null ? { checked: 50, verified: 0, next: 'domain-50' } : { checked: 2, verified: 2, next: null };
+    });
+    const taskQueue = `domain-check-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities: { checkPendingDomainBatch } });
+
+    const summary = await worker.runUntil(
+      env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
+    );
+
+    expect(summary).toEqual({ checked: 52, verified: 2 });
+    expect(checkPendingDomainBatch.mock.calls.map(([input]) => input.after)).toEqual([null, 'domain-50', 'domain-50']);
+  });
+});
+
+describe('checkPendingDomainBatch activity', () => {
+  let database: ScratchDatabase;
+  let dns: DnsTestServer;
+  let projectId: string;
+
+  beforeAll(async () => {
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'domains');
+    dns = await DnsTestServer.start();
+    [{ id: projectId }] = await database.dataSource.query(`INSERT INTO projects (name) VALUES ('Domains') RETURNING id`);
+  });
+  afterAll(async () => {
+    await dns?.close();
+    await database?.drop();
+  });
+
+  const config = () => loadConfig({ ...process.env, DNS_SERVERS: dns.address });
+
+  /** Serves every record of a domain on the loopback DNS (TXT records of one name together). */
+  function publish(records: DomainRecord[]): void {
+    for (const r of records) {
+      if (r.type === 'MX') dns.set(r.name, 'MX', [{ priority: r.priority!, exchange: r.value }]);
+      if (r.type === 'TXT') dns.set(r.name, 'TXT', records.filter((t) => t.type === 'TXT' && t.name === r.name).map((t) => t.value));
+    }
+  }
+
+  it('checks every PENDING domain over DNS in id order, batch by batch, and leaves verified ones alone', async () => {
+    const domains = createDomainsService(config(), database.dataSource);
+    const published = await domains.add(projectId, 'published.test');
+    const partial = await domains.add(projectId, 'partial.test');
+    const silent = await domains.add(projectId, 'silent.test');
+    const already = await domains.add(projectId, 'already.test');
+    await database.dataSource.query(`UPDATE domains SET status = 'VERIFIED', verified_at = now() WHERE id = $1`, [already.id]);
+    publish(published.records);
+    publish(partial.records.filter((r) => r.type === 'MX'));
+
+    const { checkPendingDomainBatch } = createDomainActivities({ dataSource: database.dataSource, config: config() });
+    const pendingIds = [published.id, partial.id, silent.id].sort();
+    const batch = (after: string | null) =>
+      new MockActivityEnvironment().run(checkPendingDomainBatch, { after, limit: 2 }) as Promise<DomainBatchResult>;
+    const first = await batch(null);
+    expect(first).toMatchObject({ checked: 2, next: pendingIds[1] });
+    const second = await batch(first.next);
+    expect(second).toMatchObject({ checked: 1, next: null });
+    expect(first.verified + second.verified).toBe(1);
+
+    const stored = async (id: string) => database.dataSource.getRepository(Domain).findOneByOrFail({ id });
+    const nowVerified = await stored(published.id);
+    expect(nowVerified).toMatchObject({ status: 'VERIFIED', verifiedAt: expect.any(Date), lastCheckedAt: expect.any(Date) });
+    const partly = await stored(partial.id);
+    expect(partly.status).toBe('PENDING');
+    expect(partly.records.map((r) => [r.type, r.status])).toEqual([
+      ['TXT', 'PENDING'],
+      ['MX', 'VERIFIED'],
+      ['TXT', 'PENDING'],
+      ['TXT', 'PENDING'],
+    ]);
+    expect(await stored(silent.id)).toMatchObject({ status: 'PENDING', lastCheckedAt: expect.any(Date) });
+    expect((await stored(already.id)).lastCheckedAt).toBeNull();
+  });
+
+  it('runs inside the workflow on the time-skipping server and verifies a domain once its records are published', async () => {
+    const domains = createDomainsService(config(), database.dataSource);
+    const late = await domains.add(projectId, 'late.test');
+    const taskQueue = `domain-check-${randomUUID()}`;
+    const activities = createDomainActivities({ dataSource: database.dataSource, config: config() });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities });
+    const run = () => env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue });
+
+    await worker.runUntil(async () => {
+      expect((await run()).verified).toBe(0);
+      publish(late.records);
+      const summary = await run();
+      expect(summary.verified).toBe(1);
+      expect(await domains.get(projectId, late.id)).toMatchObject({ status: 'VERIFIED' });
+      expect((await run()).checked).toBe(summary.checked - 1);
+    });
+  });
+});

@@ -1,0 +1,35 @@
+import { log, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DomainBatchResult } from '../src/domains/domains-service';
+
+/** The schedule that starts `checkPendingDomains` every 5 minutes. */
+export const DOMAIN_CHECK_SCHEDULE_ID = 'domain-check';
+
+/** How many pending domains one activity checks; the workflow pages through all of them. */
+export const DOMAIN_CHECK_BATCH_SIZE = 50;
+
+/** A batch is at most a few rounds of DNS lookups (5 s each); a failed one is retried, then the run gives up until the next. */
+const { checkPendingDomainBatch } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
+});
+
+/** What one run checked and how many domains it found verified. */
+export interface DomainCheckSummary {
+  checked: number;
+  verified: number;
+}
+
+/** `checkPendingDomains`: checks every PENDING domain over DNS once, batch by batch, in id order. */
+export async function checkPendingDomains(): Promise<DomainCheckSummary> {
+  const summary: DomainCheckSummary = { checked: 0, verified: 0 };
+  let after: string | null = null;
+  do {
+    const batch: DomainBatchResult = await checkPendingDomainBatch({ after, limit: DOMAIN_CHECK_BATCH_SIZE });
+    summary.checked += batch.checked;
+    summary.verified += batch.verified;
+    after = batch.next;
+  } while (after !== null);
+  log.info('Checked pending domains', { ...summary });
+  return summary;
+}
