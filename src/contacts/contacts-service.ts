@@ -6,6 +6,7 @@ import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { parseDataPatch, type DataPatch } from './data-rules';
 import * as queries from './contacts-queries';
+import { knownFields } from './known-fields';
 
 /** A contact as the API shows it. */
 export function contactView(contact: Contact) {
@@ -27,10 +28,9 @@ export interface ContactInput {
   subscribed?: boolean;
 }
 
-/** One contact after an upsert, with the request-only values of its payload. */
+/** One contact after an upsert inside a transaction, with the request-only values of its payload. */
 export interface UpsertedContact {
-  contact: Contact;
-  isNew: boolean;
+  outcome: queries.UpsertOutcome;
   patch: DataPatch;
 }
 
@@ -67,17 +67,19 @@ export class ContactsService {
     return withEvents(this.dataSource, this.dispatcher, work);
   }
 
-  /** Creates or updates one contact in its own transaction. */
-  upsert(projectId: string, input: ContactInput, subscribedByDefault: boolean): Promise<UpsertedContact> {
-    return this.transaction((tx) => this.upsertIn(tx, projectId, input, subscribedByDefault));
+  /** Creates or updates one contact in its own transaction and reads it back. */
+  async upsert(projectId: string, input: ContactInput, subscribedByDefault: boolean): Promise<{ contact: Contact; isNew: boolean }> {
+    return this.transaction(async (tx) => {
+      const { outcome } = await this.upsertIn(tx, projectId, input, subscribedByDefault);
+      return { contact: (await queries.findContact(tx.manager, projectId, outcome.id))!, isNew: outcome.isNew };
+    });
   }
 
   /** Creates or updates one contact inside a caller's transaction. */
   async upsertIn(tx: EventTransaction, projectId: string, input: ContactInput, subscribedByDefault: boolean): Promise<UpsertedContact> {
     const patch = parseDataPatch(input.data);
     const [outcome] = await this.upsertMany(tx, projectId, [{ email: input.email, patch, subscribed: input.subscribed }], subscribedByDefault);
-    const contact = await queries.findContact(tx.manager, projectId, outcome.id);
-    return { contact: contact!, isNew: outcome.isNew, patch };
+    return { outcome, patch };
   }
 
   /**
@@ -105,7 +107,11 @@ export class ContactsService {
     for (const input of inputs) {
       for (const [key, value] of Object.entries(input.patch.set)) if (!(key in firstValues)) firstValues[key] = value;
     }
-    await queries.recordFieldTypes(tx.manager, projectId, firstValues);
+    const unknown = knownFields.unknown(projectId, Object.keys(firstValues));
+    if (unknown.length > 0) {
+      await queries.recordFieldTypes(tx.manager, projectId, Object.fromEntries(unknown.map((key) => [key, firstValues[key]])));
+      tx.afterCommit(() => knownFields.remember(projectId, unknown));
+    }
     const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
     await tx.record(subscriptionEvents(projectId, outcomes));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));

@@ -18,20 +18,22 @@ function customKey(field: string): string {
 export class FieldsService {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Every field with its type and the share of contacts that have it set. */
+  /** Every field with its type and the share of contacts that have it set, counted in one pass over the project's contacts. */
   async list(projectId: string) {
-    const [{ total }] = await this.dataSource.query('SELECT count(*)::int AS total FROM contacts WHERE project_id = $1', [projectId]);
-    const custom: { key: string; type: string; count: number }[] = await this.dataSource.query(
-      `SELECT f.key, f.type,
-              (SELECT count(*)::int FROM contacts c WHERE c.project_id = f.project_id AND c.data ? f.key) AS count
-         FROM contact_fields f WHERE f.project_id = $1 ORDER BY f.key`,
+    const custom: { key: string; type: string }[] = await this.dataSource.query(
+      'SELECT key, type FROM contact_fields WHERE project_id = $1 ORDER BY key',
       [projectId],
+    );
+    const coverage = custom.map((_, i) => `count(*) FILTER (WHERE data ? $${i + 2})`).join(', ');
+    const [{ total, counts }]: { total: number; counts: number[] }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS total, ARRAY[${coverage}]::int[] AS counts FROM contacts WHERE project_id = $1`,
+      [projectId, ...custom.map((field) => field.key)],
     );
     const share = (count: number) => (total === 0 ? 0 : Math.round((count / total) * 10_000) / 10_000);
     return {
       fields: [
         ...STANDARD_FIELDS.map((standard) => ({ field: standard.field, type: standard.type, isCustom: false, coverage: share(total) })),
-        ...custom.map((row) => ({ field: `data.${row.key}`, type: row.type, isCustom: true, coverage: share(row.count) })),
+        ...custom.map((row, i) => ({ field: `data.${row.key}`, type: row.type, isCustom: true, coverage: share(counts[i]) })),
       ],
     };
   }

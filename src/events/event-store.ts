@@ -16,6 +16,8 @@ export interface NewEvent {
 export interface EventTransaction {
   manager: EntityManager;
   record(events: NewEvent[]): Promise<EventRecord[]>;
+  /** Runs a step once the transaction committed (never when it rolls back). */
+  afterCommit(step: () => void): void;
 }
 
 /** Runs work in one database transaction and publishes the events it stored after the commit. */
@@ -25,9 +27,11 @@ export async function withEvents<T>(
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<T> {
   const stored: EventRecord[] = [];
+  const committed: (() => void)[] = [];
   const result = await dataSource.transaction(async (manager) =>
     work({
       manager,
+      afterCommit: (step) => committed.push(step),
       record: async (events) => {
         if (events.length === 0) return [];
         const rows = events.map((event) => manager.create(EventRecord, { ...event, data: event.data ?? {} }));
@@ -38,6 +42,7 @@ export async function withEvents<T>(
       },
     }),
   );
+  for (const step of committed) step();
   await dispatcher.publish(stored);
   return result;
 }

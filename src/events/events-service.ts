@@ -52,7 +52,7 @@ export class EventsService {
       ]);
     }
     return this.contacts.transaction(async (tx) => {
-      const { contact, patch } = await this.contacts.upsertIn(tx, projectId, input, true);
+      const { outcome: contact, patch } = await this.contacts.upsertIn(tx, projectId, input, true);
       const [event] = await tx.record([
         { projectId, contactId: contact.id, name: input.event, data: { ...patch.set, ...patch.transient }, source: 'API' },
       ]);

@@ -73,7 +73,7 @@ export class SendService {
   /** One recipient: contact upsert, email record, delivery workflow, committed together or not at all. */
   private async sendTo(projectId: string, request: SendRequest, message: Message, recipient: Recipient): Promise<SentRecipient> {
     return this.contacts.transaction(async (tx) => {
-      const { contact, patch } = await this.contacts.upsertIn(tx, projectId, { email: recipient.email, data: request.data, subscribed: request.subscribed }, false);
+      const { outcome: contact, patch } = await this.contacts.upsertIn(tx, projectId, { email: recipient.email, data: request.data, subscribed: request.subscribed }, false);
       const suppressed = await isSuppressed(tx.manager, projectId, contact.email);
       const email = tx.manager.create(Email, {
         projectId,
