@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createDeliveryActivities } from '../activities/delivery';
 
 type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;
@@ -20,13 +20,16 @@ function reason(err: unknown): string {
   return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
 }
 
-/** `email/<emailId>`: renders and delivers one email; when retries run out it is marked FAILED. */
+/**
+ * `email/<emailId>`: renders and delivers one email. When retries run out, or an operator
+ * cancels the execution, the email is marked FAILED with the reason (unless it was sent).
+ */
 export async function deliverEmail(emailId: string): Promise<string> {
   try {
     return await deliver(emailId);
   } catch (err) {
-    if (isCancellation(err)) throw err;
-    await markEmailFailed(emailId, reason(err));
+    const why = isCancellation(err) ? 'Delivery was cancelled' : reason(err);
+    await CancellationScope.nonCancellable(() => markEmailFailed(emailId, why));
     throw err;
   }
 }
