@@ -25,7 +25,7 @@ import { startDevServer } from '../temporal/dev-server';
 import { startTestServer } from '../temporal/test-server';
 import { Client, signupWithProject } from '../test/support/api';
 import { freePort } from '../test/support/ports';
-import { withScratch, type Scratch } from './support';
+import { runBench, withScratch, type Scratch } from './support';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const AIM_SECONDS = 20;
@@ -54,8 +54,8 @@ async function startTemporal(scratch: Scratch): Promise<string> {
   return `127.0.0.1:${port}`;
 }
 
-async function main(): Promise<void> {
-  await withScratch('import', async (scratch) => {
+function main(): Promise<boolean> {
+  return withScratch('import', async (scratch) => {
     const address = await startTemporal(scratch);
     const config = loadConfig({
       ...process.env,
@@ -113,11 +113,8 @@ async function main(): Promise<void> {
     console.log(`Job ${job.status}: processed ${job.processed}, succeeded ${job.succeeded}, failed ${job.failed}; contacts stored: ${n}`);
     console.log(`Import time: ${seconds.toFixed(2)} s (upload to COMPLETED), ${Math.round(ROWS / seconds).toLocaleString('en')} rows/s`);
     console.log(`Aim: under ${AIM_SECONDS} s for 100,000 rows -> ${seconds < AIM_SECONDS && ROWS >= 100_000 ? 'MET' : 'NOT MET'}`);
-    if (job.status !== 'COMPLETED' || n !== ROWS) process.exitCode = 1;
+    return job.status === 'COMPLETED' && n === ROWS;
   });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

