@@ -6,26 +6,9 @@
  *
  * BENCH_ROWS (100000) sets the size.
  */
-import { NativeConnection } from '@temporalio/worker';
-import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { createActivities } from '../activities';
-import { createApp } from '../src/app';
-import { loadConfig } from '../src/config';
-import { openDatabase } from '../src/db/data-source';
-import { EventDispatcher } from '../src/events/dispatcher';
-import { logger } from '../src/logger';
-import { createMailer } from '../src/mailer';
-import { listen } from '../src/runtime/http-server';
-import { connectTemporal } from '../src/temporal/client';
-import { routeTemporalLogs } from '../src/temporal/logging';
-import { createWorker } from '../src/temporal/worker';
-import { findTemporalCli } from '../temporal/cli';
-import { startDevServer } from '../temporal/dev-server';
-import { startTestServer } from '../temporal/test-server';
 import { Client, signupWithProject } from '../test/support/api';
-import { freePort } from '../test/support/ports';
-import { runBench, withScratch, type Scratch } from './support';
+import { startBenchStack } from './stack';
+import { runBench, withScratch } from './support';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const AIM_SECONDS = 20;
@@ -40,56 +23,9 @@ function generateCsv(rows: number): Buffer {
   return Buffer.from(lines.join('\n'));
 }
 
-/** The Temporal CLI dev server when a CLI can be had, else the Java test server. */
-async function startTemporal(scratch: Scratch): Promise<string> {
-  const port = await freePort();
-  const cliPath = await findTemporalCli({ install: false });
-  if (cliPath) {
-    const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default' });
-    scratch.onCleanup(dev.stop);
-    return dev.address;
-  }
-  const server = await startTestServer(port);
-  scratch.onCleanup(server.stop);
-  return `127.0.0.1:${port}`;
-}
-
 function main(): Promise<boolean> {
   return withScratch('import', async (scratch) => {
-    const address = await startTemporal(scratch);
-    const config = loadConfig({
-      ...process.env,
-      DATABASE_URL: scratch.databaseUrl,
-      DATA_DIR: path.join(scratch.root, 'data'),
-      TEMPORAL_ADDRESS: address,
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    });
-    logger.level = config.logLevel;
-    const dataSource = await openDatabase(scratch.databaseUrl);
-    scratch.onCleanup(() => dataSource.destroy());
-    const mailer = createMailer(config, dataSource);
-    const dispatcher = new EventDispatcher();
-
-    routeTemporalLogs();
-    const connection = await NativeConnection.connect({ address });
-    scratch.onCleanup(() => connection.close());
-    const worker = await createWorker({
-      connection,
-      namespace: config.temporalNamespace,
-      taskQueue: config.taskQueue,
-      activities: createActivities({ dataSource, mailer, config, dispatcher }),
-    });
-    const running = worker.run();
-    scratch.onCleanup(async () => {
-      worker.shutdown();
-      await running;
-    });
-
-    const temporal = await connectTemporal(address, config.temporalNamespace);
-    scratch.onCleanup(() => temporal.connection.close());
-    const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
-    scratch.onCleanup(api.close);
-    const url = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+    const { url, dataSource } = await startBenchStack(scratch);
     const { project } = await signupWithProject({ url }, 'Import bench');
 
     const csv = generateCsv(ROWS);

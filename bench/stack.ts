@@ -1,0 +1,85 @@
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { DataSource } from 'typeorm';
+import { createActivities } from '../activities';
+import { createApp } from '../src/app';
+import { loadConfig, type Config } from '../src/config';
+import { openDatabase } from '../src/db/data-source';
+import { EventDispatcher } from '../src/events/dispatcher';
+import { logger } from '../src/logger';
+import { createMailer } from '../src/mailer';
+import { listen } from '../src/runtime/http-server';
+import { connectTemporal } from '../src/temporal/client';
+import { routeTemporalLogs } from '../src/temporal/logging';
+import { createWorker } from '../src/temporal/worker';
+import { findTemporalCli } from '../temporal/cli';
+import { startDevServer } from '../temporal/dev-server';
+import { startTestServer } from '../temporal/test-server';
+import { freePort } from '../test/support/ports';
+import type { Scratch } from './support';
+
+/** Herald running for a bench: the API on a free port and a worker in this process. */
+export interface BenchStack {
+  url: string;
+  config: Config;
+  dataSource: DataSource;
+  worker: Worker;
+}
+
+/** The Temporal CLI dev server when a CLI can be had, else the Java test server. */
+async function startTemporal(scratch: Scratch): Promise<string> {
+  const port = await freePort();
+  const cliPath = await findTemporalCli({ install: false });
+  if (cliPath) {
+    const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default' });
+    scratch.onCleanup(dev.stop);
+    return dev.address;
+  }
+  const server = await startTestServer(port);
+  scratch.onCleanup(server.stop);
+  return `127.0.0.1:${port}`;
+}
+
+/**
+ * Starts Temporal, a worker and the API against the scratch database, as `npm start`
+ * does, with `env` overriding configuration; everything stops with the scratch cleanup.
+ */
+export async function startBenchStack(scratch: Scratch, env: Record<string, string> = {}, poolSize?: number): Promise<BenchStack> {
+  const address = await startTemporal(scratch);
+  const config = loadConfig({
+    ...process.env,
+    DATABASE_URL: scratch.databaseUrl,
+    DATA_DIR: path.join(scratch.root, 'data'),
+    TEMPORAL_ADDRESS: address,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    ...env,
+  });
+  logger.level = config.logLevel;
+  const dataSource = await openDatabase(scratch.databaseUrl, poolSize);
+  scratch.onCleanup(() => dataSource.destroy());
+  const mailer = createMailer(config, dataSource);
+  scratch.onCleanup(async () => mailer.close?.());
+  const dispatcher = new EventDispatcher();
+
+  routeTemporalLogs();
+  const connection = await NativeConnection.connect({ address });
+  scratch.onCleanup(() => connection.close());
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    activities: createActivities({ dataSource, mailer, config, dispatcher }),
+  });
+  const running = worker.run();
+  scratch.onCleanup(async () => {
+    worker.shutdown();
+    await running;
+  });
+
+  const temporal = await connectTemporal(address, config.temporalNamespace);
+  scratch.onCleanup(() => temporal.connection.close());
+  const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
+  scratch.onCleanup(api.close);
+  return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, worker };
+}
