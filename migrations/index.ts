@@ -2,6 +2,13 @@ import { Foundation1763700000000 } from './1763700000000-foundation';
 import { ContactsEventsJobs1763800000000 } from './1763800000000-contacts-events-jobs';
 import { Sending1763900000000 } from './1763900000000-sending';
 import { ContactSubscribedIndex1763950000000 } from './1763950000000-contact-subscribed-index';
+import { SegmentsCampaigns1764000000000 } from './1764000000000-segments-campaigns';
 
 /** Every migration, oldest first. */
-export const migrations = [Foundation1763700000000, ContactsEventsJobs1763800000000, Sending1763900000000, ContactSubscribedIndex1763950000000];
+export const migrations = [
+  Foundation1763700000000,
+  ContactsEventsJobs1763800000000,
+  Sending1763900000000,
+  ContactSubscribedIndex1763950000000,
+  SegmentsCampaigns1764000000000,
+];

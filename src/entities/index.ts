@@ -1,4 +1,5 @@
 import { ApiKey } from './api-key';
+import { Campaign } from './campaign';
 import { Contact } from './contact';
 import { ContactField } from './contact-field';
 import { Domain } from './domain';
@@ -10,6 +11,7 @@ import { OutboxMessage } from './outbox-message';
 import { Project } from './project';
 import { ProjectInvite } from './project-invite';
 import { ProjectMember } from './project-member';
+import { Segment } from './segment';
 import { Session } from './session';
 import { Suppression } from './suppression';
 import { Template } from './template';
@@ -35,10 +37,14 @@ export const entities = [
   Email,
   EmailAttachment,
   Suppression,
+  Segment,
+  Campaign,
 ];
 
 export {
   ApiKey,
+  Campaign,
+  Segment,
   AuthToken,
   Contact,
   ContactField,
