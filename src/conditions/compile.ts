@@ -77,26 +77,33 @@ function compileFilter(filter: Filter, ctx: CompileContext): string {
     const standard = STANDARD[filter.field];
     if (filter.operator === 'exists') return 'TRUE';
     if (filter.operator === 'notExists') return 'FALSE';
-    return compileValue(filter, { text: standard.type === 'string' ? standard.column : `${standard.column}::text`, typed: () => standard.column, type: standard.type, exists: 'TRUE' }, ctx);
+    return compileValue(filter, { text: () => (standard.type === 'string' ? standard.column : `${standard.column}::text`), typed: () => standard.column, type: standard.type, exists: () => 'TRUE' }, ctx);
   }
   return compileValue(filter, dataValue(filter, ctx), ctx);
 }
 
 /** How to read one value from a contact: as text, typed for a comparison, and whether it is there. */
 interface ValueSource {
-  text: string;
+  text: () => string;
   typed: (type: CompareType) => string;
   type: CompareType;
-  exists: string;
+  /** Builds the presence test (adding its parameters) when a filter needs it. */
+  exists: () => string;
 }
 
-function typedJson(json: string, text: string) {
-  return (type: CompareType): string => {
-    if (type === 'number') return `(CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${text})::numeric END)`;
-    if (type === 'boolean') return `(CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (${text})::boolean END)`;
-    if (type === 'date') return `herald_try_timestamptz(${text})`;
-    return `(${text})`;
+/** Reads a JSON document at a path; the path parameter is added only when a filter uses it. */
+function jsonAt(ctx: CompileContext, base: string, path: string[]) {
+  let ref: string | undefined;
+  const at = () => (ref ??= `${param(ctx, path)}::text[]`);
+  const json = () => `(${base} #> ${at()})`;
+  const text = () => `(${base} #>> ${at()})`;
+  const typed = (type: CompareType): string => {
+    if (type === 'number') return `(CASE WHEN jsonb_typeof(${json()}) = 'number' THEN (${text()})::numeric END)`;
+    if (type === 'boolean') return `(CASE WHEN jsonb_typeof(${json()}) = 'boolean' THEN (${text()})::boolean END)`;
+    if (type === 'date') return `herald_try_timestamptz(${text()})`;
+    return `(${text()})`;
   };
+  return { json, text, typed };
 }
 
 /** The comparison type: the key's inferred type, or the value's own when the key is unknown or the value is numeric. */
@@ -110,32 +117,27 @@ function compareType(keyType: FieldType | undefined, filter: Filter): CompareTyp
 function dataValue(filter: Filter, ctx: CompileContext): ValueSource {
   const key = filter.field.slice('data.'.length);
   const path = ctx.fieldTypes.has(key) ? [key] : key.split('.');
-  const pathParam = `${param(ctx, path)}::text[]`;
-  const json = `(c.data #> ${pathParam})`;
-  const text = `(c.data #>> ${pathParam})`;
-  const exists = path.length === 1 ? `(c.data ? ${param(ctx, path[0])})` : `(${json} IS NOT NULL)`;
-  return { text, typed: typedJson(json, text), type: compareType(ctx.fieldTypes.get(path.join('.')), filter), exists };
+  const { json, text, typed } = jsonAt(ctx, 'c.data', path);
+  const exists = () => (path.length === 1 ? `(c.data ? ${param(ctx, path[0])}::text)` : `(${json()} IS NOT NULL)`);
+  return { text, typed, type: compareType(ctx.fieldTypes.get(path.join('.')), filter), exists };
 }
 
 function eventDataValue(filter: Filter, ctx: CompileContext): ValueSource {
   const path = filter.field.slice('event.data.'.length).split('.');
-  const base = `${param(ctx, JSON.stringify(ctx.eventData ?? {}))}::jsonb`;
-  const pathParam = `${param(ctx, path)}::text[]`;
-  const json = `(${base} #> ${pathParam})`;
-  const text = `(${base} #>> ${pathParam})`;
+  const { json, text, typed } = jsonAt(ctx, `${param(ctx, JSON.stringify(ctx.eventData ?? {}))}::jsonb`, path);
   const sample = path.reduce<unknown>((value, part) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined), ctx.eventData);
   const keyType: FieldType | undefined = typeof sample === 'number' ? 'number' : typeof sample === 'boolean' ? 'boolean' : undefined;
-  return { text, typed: typedJson(json, text), type: compareType(keyType, filter), exists: `(${json} IS NOT NULL)` };
+  return { text, typed, type: compareType(keyType, filter), exists: () => `(${json()} IS NOT NULL)` };
 }
 
 function compileValue(filter: Filter, source: ValueSource, ctx: CompileContext): string {
   const { operator } = filter;
-  if (operator === 'exists') return source.exists;
-  if (operator === 'notExists') return `(NOT ${source.exists})`;
+  if (operator === 'exists') return source.exists();
+  if (operator === 'notExists') return `(NOT ${source.exists()})`;
   if (operator === 'contains' || operator === 'startsWith' || operator === 'endsWith') {
-    return `(lower(${source.text}) LIKE ${param(ctx, likePattern(filter))})`;
+    return `(lower(${source.text()}) LIKE ${param(ctx, likePattern(filter))}::text)`;
   }
-  if (operator === 'notContains') return `(lower(${source.text}) NOT LIKE ${param(ctx, likePattern(filter))})`;
+  if (operator === 'notContains') return `(lower(${source.text()}) NOT LIKE ${param(ctx, likePattern(filter))}::text)`;
   if (operator === 'within') {
     const value = source.typed('date');
     return `(${value} >= now() - ${interval(ctx, filter)} AND ${value} <= now())`;
@@ -149,19 +151,19 @@ function compileValue(filter: Filter, source: ValueSource, ctx: CompileContext):
     const list = source.type === 'string'
       ? `${param(ctx, values.map((value) => String(value).toLowerCase()))}::text[]`
       : `${param(ctx, values.map(String))}::${CAST[source.type]}[]`;
-    const left = source.type === 'string' ? `lower(${source.text})` : source.typed(source.type);
+    const left = source.type === 'string' ? `lower(${source.text()})` : source.typed(source.type);
     return operator === 'in' ? `(${left} = ANY(${list}))` : `(${left} <> ALL(${list}))`;
   }
   const sign = COMPARISON[operator];
   if (source.type === 'string') {
     const fold = operator === 'equals' || operator === 'notEquals';
-    return fold ? `(lower(${source.text}) ${sign} lower(${param(ctx, String(filter.value))}))` : `(${source.text} ${sign} ${param(ctx, String(filter.value))})`;
+    return fold ? `(lower(${source.text()}) ${sign} lower(${param(ctx, String(filter.value))}::text))` : `(${source.text()} ${sign} ${param(ctx, String(filter.value))}::text)`;
   }
   return `(${source.typed(source.type)} ${sign} ${param(ctx, String(filter.value))}::${CAST[source.type]})`;
 }
 
 function compileEvent(filter: Filter, ctx: CompileContext): string {
-  const name = param(ctx, filter.field.slice('event.'.length));
+  const name = `${param(ctx, filter.field.slice('event.'.length))}::text`;
   const ofContact = `FROM events e WHERE e.contact_id = c.id AND e.name = ${name}`;
   switch (filter.operator) {
     case 'exists':
