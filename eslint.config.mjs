@@ -1,0 +1,44 @@
+// Lint that guards what tests cannot easily see: deterministic workflow code and
+// promises that are neither awaited nor handled.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'dns', 'child_process', 'stream', 'timers', 'url', 'worker_threads', 'dgram', 'zlib'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'coverage/**', '.data/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, ...nodeBuiltins.map((name) => `node:${name}`)].map((name) => ({
+            name,
+            message: 'Workflow code must be deterministic: no Node built-ins (use activities).',
+            allowTypeImports: true,
+          })),
+          patterns: [
+            {
+              group: ['typeorm', 'typeorm/*', 'pg', '@aws-sdk/*', 'nodemailer', 'express', '../src/**'],
+              message: 'Workflow code must not touch the database or the network; import activities only as types.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }, { name: 'setInterval', message: 'Use sleep() in a loop.' }],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Not deterministic.' }, { object: 'Date', property: 'now', message: 'Use workflow time (new Date() is replayed).' }],
+    },
+  },
+);
