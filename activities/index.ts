@@ -3,11 +3,14 @@ import { ContactsService } from '../src/contacts/contacts-service';
 import type { Config } from '../src/config';
 import type { EventDispatcher } from '../src/events/dispatcher';
 import type { Mailer } from '../src/mailer/types';
+import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { Delivery } from '../src/sending/delivery';
+import { createCampaignActivities } from './campaigns';
 import { createDeliveryActivities } from './delivery';
 import { createDomainActivities } from './domains';
 import { createHousekeepingActivities } from './housekeeping';
 import { createJobActivities } from './jobs';
+import { createSegmentActivities } from './segments';
 
 /** What activities need from the process that runs the worker. */
 export interface ActivityDeps {
@@ -20,11 +23,14 @@ export interface ActivityDeps {
 /** Every activity the worker registers, by name. */
 export function createActivities(deps: ActivityDeps) {
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
+  const delivery = new Delivery(deps.dataSource, deps.mailer, deps.config, contacts);
   return {
     ...createHousekeepingActivities(deps),
     ...createDomainActivities(deps),
     ...createJobActivities({ dataSource: deps.dataSource, contacts }),
-    ...createDeliveryActivities(new Delivery(deps.dataSource, deps.mailer, deps.config, contacts)),
+    ...createSegmentActivities({ dataSource: deps.dataSource, contacts }),
+    ...createDeliveryActivities(delivery),
+    ...createCampaignActivities(new CampaignRunner(deps.dataSource, delivery, deps.config)),
   };
 }
 

@@ -3,6 +3,8 @@ import { ContactsEventsJobs1763800000000 } from './1763800000000-contacts-events
 import { Sending1763900000000 } from './1763900000000-sending';
 import { ContactSubscribedIndex1763950000000 } from './1763950000000-contact-subscribed-index';
 import { SegmentsCampaigns1764000000000 } from './1764000000000-segments-campaigns';
+import { ActivityIndex1764050000000 } from './1764050000000-activity-index';
+import { CampaignAudienceIndex1764060000000 } from './1764060000000-campaign-audience-index';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -11,4 +13,6 @@ export const migrations = [
   Sending1763900000000,
   ContactSubscribedIndex1763950000000,
   SegmentsCampaigns1764000000000,
+  ActivityIndex1764050000000,
+  CampaignAudienceIndex1764060000000,
 ];

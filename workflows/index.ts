@@ -1,5 +1,7 @@
 /** Every workflow the worker runs; the worker bundles this module. */
+export * from './campaigns';
 export * from './delivery';
 export * from './domains';
 export * from './housekeeping';
 export * from './jobs';
+export * from './segments';

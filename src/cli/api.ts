@@ -6,6 +6,7 @@ import { logger } from '../logger';
 import { createMailer } from '../mailer';
 import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
+import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
@@ -21,6 +22,7 @@ runMain('Herald API', async (shutdown) => {
   shutdown.add('Temporal client', () => connection.close());
   const mailer = createMailer(config, dataSource);
   const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
   shutdown.add('mailer', async () => mailer.close?.());
   const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);

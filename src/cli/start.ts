@@ -7,9 +7,11 @@ import { listen } from '../runtime/http-server';
 import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
+import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
+import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {
@@ -23,10 +25,12 @@ runMain('Herald', async (shutdown) => {
 
   const mailer = createMailer(config, dataSource);
   const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
   shutdown.add('mailer', async () => mailer.close?.());
   await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
+  await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 
   const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);

@@ -5,9 +5,11 @@ import { logger } from '../logger';
 import { createMailer } from '../mailer';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
+import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
+import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {
@@ -20,10 +22,13 @@ runMain('Herald worker', async (shutdown) => {
   shutdown.add('database pool', () => dataSource.destroy());
   const mailer = createMailer(config, dataSource);
   shutdown.add('mailer', async () => mailer.close?.());
-  await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher: new EventDispatcher() }, shutdown);
+  const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
+  await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher }, shutdown);
   const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
+  await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
   await connection.close();
   logger.info(`Herald worker polling task queue "${config.taskQueue}"`);
 });

@@ -114,6 +114,7 @@ export class ContactsService {
     }
     const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
     await tx.record(subscriptionEvents(projectId, outcomes));
+    tx.afterCommit(() => this.dispatcher.contactsChanged(projectId, outcomes.map((outcome) => outcome.id)));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));
     return inputs.map((input) => byOutcome.get(normalizeEmail(input.email))!);
   }

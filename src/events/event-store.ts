@@ -16,8 +16,8 @@ export interface NewEvent {
 export interface EventTransaction {
   manager: EntityManager;
   record(events: NewEvent[]): Promise<EventRecord[]>;
-  /** Runs a step once the transaction committed (never when it rolls back). */
-  afterCommit(step: () => void): void;
+  /** Runs a step once the transaction committed (never when it rolls back); it is awaited before events are published. */
+  afterCommit(step: () => void | Promise<void>): void;
 }
 
 /** Runs work in one database transaction and publishes the events it stored after the commit. */
@@ -27,7 +27,7 @@ export async function withEvents<T>(
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<T> {
   const stored: EventRecord[] = [];
-  const committed: (() => void)[] = [];
+  const committed: (() => void | Promise<void>)[] = [];
   const result = await dataSource.transaction(async (manager) =>
     work({
       manager,
@@ -42,7 +42,7 @@ export async function withEvents<T>(
       },
     }),
   );
-  for (const step of committed) step();
+  for (const step of committed) await step();
   await dispatcher.publish(stored);
   return result;
 }

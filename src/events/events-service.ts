@@ -3,6 +3,7 @@ import type { ContactsService } from '../contacts/contacts-service';
 import { EventRecord } from '../entities/event-record';
 import { validationError } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
+import { segmentsReferencing } from '../segments/segments-queries';
 
 const RESERVED_EVENT_NAMES = [/^email\./, /^contact\.(subscribed|unsubscribed)$/, /^segment\..+\.(entry|exit)$/];
 
@@ -126,8 +127,9 @@ export class EventsService {
   }
 
   /** Where an event name is referenced; workflows, segments and campaigns report here as they reference events. */
-  async usage(_projectId: string, name: string) {
-    return { name, workflows: [], segments: [], campaigns: [] };
+  async usage(projectId: string, name: string) {
+    const segments = await segmentsReferencing(this.dataSource.manager, projectId, (used) => used === `event.${name}`);
+    return { name, workflows: [], segments, campaigns: [] };
   }
 
   /** Deletes every event of a name in the project. */

@@ -1,3 +1,4 @@
+import { countMailEvent } from '../campaigns/campaign-queries';
 import type { ContactsService } from '../contacts/contacts-service';
 import { Email, type EmailStatus } from '../entities/email';
 import type { EventTransaction } from '../events/event-store';
@@ -44,6 +45,7 @@ export async function applyMailEvent(tx: EventTransaction, contacts: ContactsSer
       data: { emailId: email.id, messageId: event.messageId, subject: email.subject, timestamp: event.occurredAt.toISOString(), ...event.details },
     }]);
   }
+  if (email.campaignId && firstOccurrence) await countMailEvent(tx.manager, email.campaignId, event.milestone!);
   if (event.suppress) {
     await suppress(tx.manager, email.projectId, email.toEmail, event.suppress);
     if (email.contactId) await contacts.setSubscribed(tx, email.projectId, [email.contactId], false);

@@ -1,8 +1,10 @@
 import { apiKeyAuth } from './builders';
 import { sharedComponents } from './components';
 import { overview } from './overview';
+import * as activity from './paths/activity';
 import * as apiKey from './paths/api-key';
 import * as auth from './paths/auth';
+import * as campaigns from './paths/campaigns';
 import * as contacts from './paths/contacts';
 import * as domains from './paths/domains';
 import * as events from './paths/events';
@@ -11,6 +13,7 @@ import * as mailEvents from './paths/mail-events';
 import * as outbox from './paths/outbox';
 import * as pages from './paths/pages';
 import * as projects from './paths/projects';
+import * as segments from './paths/segments';
 import * as system from './paths/system';
 import * as templates from './paths/templates';
 import * as track from './paths/track';
@@ -29,7 +32,10 @@ const PATH_MODULES: PathModule[] = [
   jobs,
   events,
   templates,
+  segments,
+  campaigns,
   domains,
+  activity,
   uploads,
   mailEvents,
   pages,

@@ -1,5 +1,6 @@
 import escapeHtml from 'escape-html';
 import type { DataSource } from 'typeorm';
+import { countSent } from '../campaigns/campaign-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
 import { contactLinks } from '../contacts/links';
@@ -69,7 +70,9 @@ export class Delivery {
         `UPDATE emails SET status = 'SENT', message_id = $2, sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'QUEUED'`,
         [emailId, messageId],
       );
-      if (updated === 1) await tx.record([this.event(email, 'email.sent', { messageId })]);
+      if (updated !== 1) return;
+      await tx.record([this.event(email, 'email.sent', { messageId })]);
+      if (email.campaignId) await countSent(tx.manager, email.campaignId);
     });
     return 'SENT';
   }

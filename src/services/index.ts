@@ -2,6 +2,9 @@ import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Mailer } from '../mailer/types';
+import { ActivityService } from '../activity/activity-service';
+import { CampaignSending } from '../campaigns/campaign-sending';
+import { CampaignsService } from '../campaigns/campaigns-service';
 import { ContactsService } from '../contacts/contacts-service';
 import { PreferencesService } from '../contacts/preferences-service';
 import { FieldsService } from '../contacts/fields-service';
@@ -11,6 +14,7 @@ import { EventsService } from '../events/events-service';
 import { JobsService } from '../jobs/jobs-service';
 import { MailEventsService } from '../mail-events/mail-events-service';
 import { SnsSignatureVerifier } from '../mail-events/sns-signature';
+import { SegmentsService } from '../segments/segments-service';
 import { SendService } from '../sending/send-service';
 import { UploadsService } from '../uploads/uploads-service';
 import { TemplatesService } from '../templates/templates-service';
@@ -39,6 +43,9 @@ export function createServices(deps: AppDeps) {
     events: new EventsService(deps.dataSource, contacts),
     jobs: new JobsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
     templates: new TemplatesService(deps.dataSource),
+    campaigns: new CampaignsService(deps.dataSource),
+    campaignSending: new CampaignSending(deps.dataSource, deps.temporal, deps.config.taskQueue),
+    segments: new SegmentsService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined),
     preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
@@ -47,6 +54,7 @@ export function createServices(deps: AppDeps) {
     auth: new AuthService(deps.dataSource, deps.config, emails),
     projects: new ProjectsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),
+    activity: new ActivityService(deps.dataSource),
     verifier: new EmailVerifier({
       dnsServers: deps.config.dnsServers,
       allowPrivateAddresses: deps.config.webhookAllowPrivate,

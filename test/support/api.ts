@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
 import { createMailer } from '../../src/mailer';
+import { registerSegmentTracking } from '../../src/segments/segment-tracking';
 
 /** A running Herald API on a free port, backed by the test database. */
 export interface TestApi {
@@ -31,6 +32,7 @@ export async function startApi(options: ApiOptions = {}): Promise<TestApi> {
   logger.level = config.logLevel;
   const dataSource = await openDatabase(config.databaseUrl!, 4);
   const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
   const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: options.temporal, dispatcher });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

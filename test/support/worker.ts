@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { createMailer } from '../../src/mailer';
 import { logger } from '../../src/logger';
+import { registerSegmentTracking } from '../../src/segments/segment-tracking';
 import { routeTemporalLogs } from '../../src/temporal/logging';
 import { createWorker } from '../../src/temporal/worker';
 
@@ -43,6 +44,7 @@ export async function startTestWorker(
   logger.level = config.logLevel;
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
   const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,

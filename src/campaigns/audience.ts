@@ -1,0 +1,127 @@
+import type { EntityManager } from 'typeorm';
+import { audienceWhere } from '../conditions/compile';
+import type { Condition } from '../conditions/condition';
+import type { Campaign } from '../entities/campaign';
+
+/**
+ * The audience query module: who a campaign goes to, counted and paged by keyset on
+ * contact id (index contacts_project_id_idx), and the email records queued for a page.
+ * Eligibility: MARKETING reaches subscribed contacts only; no campaign reaches a
+ * suppressed address; contacts created after sending started are left out.
+ */
+
+/** The campaign fields that decide its audience. */
+export type AudienceSource = Pick<Campaign, 'projectId' | 'type' | 'audienceType' | 'segmentId' | 'audienceCondition'>;
+
+/** The audience cannot be resolved any more (its segment was deleted); sending cannot go on. */
+export class AudienceUnavailableError extends Error {}
+
+interface AudienceQuery {
+  /** FROM clause; the contact is always `c`. */
+  from: string;
+  where: string;
+  params: unknown[];
+}
+
+interface SegmentRow {
+  type: 'DYNAMIC' | 'STATIC';
+  condition: Condition | null;
+}
+
+/** The project's segment with this id, or undefined. */
+export async function findSegment(manager: EntityManager, projectId: string, segmentId: string): Promise<SegmentRow | undefined> {
+  const rows: SegmentRow[] = await manager.query('SELECT type, condition FROM segments WHERE id = $1 AND project_id = $2', [segmentId, projectId]);
+  return rows[0];
+}
+
+/** Who the audience type selects, before eligibility; `$1` is always the project id. */
+async function selection(manager: EntityManager, source: AudienceSource): Promise<AudienceQuery> {
+  if (source.audienceType === 'ALL') return { from: 'contacts c', where: 'c.project_id = $1', params: [source.projectId] };
+  if (source.audienceType === 'FILTERED') {
+    if (!source.audienceCondition) throw new AudienceUnavailableError('The campaign has no audienceCondition');
+    return { from: 'contacts c', ...(await audienceWhere(manager, source.projectId, source.audienceCondition)) };
+  }
+  const segment = source.segmentId ? await findSegment(manager, source.projectId, source.segmentId) : undefined;
+  if (!segment) throw new AudienceUnavailableError("The campaign's segment no longer exists");
+  if (segment.type === 'STATIC') {
+    return {
+      from: 'contacts c JOIN segment_members m ON m.contact_id = c.id AND m.segment_id = $2',
+      where: 'c.project_id = $1',
+      params: [source.projectId, source.segmentId],
+    };
+  }
+  if (!segment.condition) throw new AudienceUnavailableError("The campaign's segment has no condition");
+  return { from: 'contacts c', ...(await audienceWhere(manager, source.projectId, segment.condition)) };
+}
+
+/** The eligible audience as of `asOf` (contacts created later are not part of it). */
+async function audience(manager: EntityManager, source: AudienceSource, asOf: Date): Promise<AudienceQuery> {
+  const query = await selection(manager, source);
+  query.params.push(asOf);
+  const clauses = [
+    query.where,
+    `c.created_at <= $${query.params.length}`,
+    'NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email = c.email)',
+  ];
+  if (source.type === 'MARKETING') clauses.push('c.subscribed');
+  return { ...query, where: clauses.join(' AND ') };
+}
+
+/** How many contacts the campaign would reach as of `asOf`. */
+export async function countAudience(manager: EntityManager, source: AudienceSource, asOf: Date): Promise<number> {
+  const { from, where, params } = await audience(manager, source, asOf);
+  const [row] = await manager.query(`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`, params);
+  return row.n;
+}
+
+/** The next page of the audience after `afterContactId`, in contact id order. */
+export async function audiencePage(
+  manager: EntityManager,
+  source: AudienceSource,
+  asOf: Date,
+  afterContactId: string | null,
+  limit: number,
+): Promise<string[]> {
+  const { from, where, params } = await audience(manager, source, asOf);
+  let keyset = '';
+  if (afterContactId !== null) {
+    params.push(afterContactId);
+    keyset = ` AND c.id > $${params.length}`;
+  }
+  params.push(limit);
+  const rows: { id: string }[] = await manager.query(
+    `SELECT c.id FROM ${from} WHERE ${where}${keyset} ORDER BY c.id LIMIT $${params.length}`,
+    params,
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Queues the campaign's email for each contact (source CAMPAIGN, status QUEUED); a contact
+ * that already has this campaign's email keeps it (emails_campaign_contact_key), so a
+ * retried batch adds nobody twice.
+ */
+export async function queueEmails(manager: EntityManager, campaign: Campaign, contactIds: string[]): Promise<void> {
+  if (contactIds.length === 0) return;
+  await manager.query(
+    `INSERT INTO emails (project_id, contact_id, campaign_id, source, type, to_email, "from", from_name, reply_to, subject, body, status)
+     SELECT c.project_id, c.id, $2, 'CAMPAIGN', $3, c.email, $4, $5, $6, $7, $8, 'QUEUED'
+       FROM contacts c WHERE c.id = ANY($1::uuid[])
+     ON CONFLICT (campaign_id, contact_id) WHERE campaign_id IS NOT NULL DO NOTHING`,
+    [contactIds, campaign.id, campaign.type, campaign.from, campaign.fromName, campaign.replyTo, campaign.subject, campaign.body],
+  );
+}
+
+/**
+ * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`]:
+ * those of a page just queued, or left over by an attempt that stopped part way.
+ */
+export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string): Promise<string[]> {
+  const rows: { id: string }[] = await manager.query(
+    `SELECT id FROM emails
+      WHERE campaign_id = $1 AND status = 'QUEUED' AND contact_id <= $2 AND ($3::uuid IS NULL OR contact_id > $3::uuid)
+      ORDER BY contact_id`,
+    [campaignId, lastContactId, afterContactId],
+  );
+  return rows.map((row) => row.id);
+}

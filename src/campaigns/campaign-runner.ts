@@ -1,0 +1,152 @@
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config';
+import { Campaign } from '../entities/campaign';
+import { PermanentMailError } from '../mailer/types';
+import { TemplateRenderError } from '../rendering/renderer';
+import { EmailNotFoundError, type Delivery } from '../sending/delivery';
+import { audiencePage, countAudience, queuedEmails, queueEmails } from './audience';
+import { countSendingCampaigns, deliveryAttempts, finishCampaign, stopCampaign } from './campaign-queries';
+
+/** Contacts per batch when the project's send rate is not limited. */
+export const MAX_BATCH_SIZE = 250;
+/** Emails of one batch delivered at the same time. */
+const DELIVERY_CONCURRENCY = 10;
+/** Attempts after which an email that keeps failing transiently is given up (as `email/<id>` gives up, after about an hour). */
+const MAX_DELIVERY_ATTEMPTS = 16;
+
+/** What sending needs to keep from its start: the batch size and the moment the audience was resolved. */
+export interface SendingPlan {
+  batchSize: number;
+  /** ISO time; contacts created after it are not part of the audience. */
+  audienceAsOf: string;
+}
+
+/** One batch to send: the page of the audience after `afterContactId`. */
+export interface BatchRequest extends SendingPlan {
+  campaignId: string;
+  afterContactId: string | null;
+}
+
+/** What one batch did. */
+export interface BatchResult {
+  /** The campaign is no longer SENDING (cancelled): nothing was queued. */
+  stopped: boolean;
+  /** Contacts in the page; fewer than the batch size means the audience is exhausted. */
+  contacts: number;
+  /** The cursor for the next batch (the page's last contact), null for an empty page. */
+  lastContactId: string | null;
+  /** Emails handed to the transport (sent or refused for good). */
+  attempted: number;
+  /** The least time this batch should take to keep the project under its send rate (0: unlimited). */
+  minDurationMs: number;
+}
+
+/**
+ * The worker side of a campaign: starts sending (audience count), queues and delivers it
+ * batch by batch exactly once per recipient, and ends it. Used by activities/campaigns.ts.
+ */
+export class CampaignRunner {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly delivery: Delivery,
+    private readonly config: Pick<Config, 'sendRatePerSecond'>,
+  ) {}
+
+  /** Moves a SCHEDULED campaign to SENDING and counts its audience; undefined when it is no longer to be sent. */
+  async begin(campaignId: string): Promise<SendingPlan | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      const campaign = await manager.findOne(Campaign, { where: { id: campaignId }, lock: { mode: 'pessimistic_write' } });
+      if (!campaign || (campaign.status !== 'SCHEDULED' && campaign.status !== 'SENDING')) return undefined;
+      const [{ now }]: { now: Date }[] = await manager.query('SELECT now() AS now');
+      const totalRecipients = await countAudience(manager, campaign, now);
+      await manager.update(Campaign, { id: campaignId }, { status: 'SENDING', totalRecipients });
+      return { batchSize: this.batchSize(), audienceAsOf: now.toISOString() };
+    });
+  }
+
+  /**
+   * Queues the next page of the audience (only while the campaign is SENDING, checked under
+   * a lock that cancelling waits for), then delivers the page's emails still QUEUED.
+   */
+  async sendBatch(request: BatchRequest, heartbeat: () => void): Promise<BatchResult> {
+    const queued = await this.dataSource.transaction(async (manager) => {
+      const campaign = await manager.findOne(Campaign, { where: { id: request.campaignId }, lock: { mode: 'pessimistic_read' } });
+      if (!campaign || campaign.status !== 'SENDING') return undefined;
+      const page = await audiencePage(manager, campaign, new Date(request.audienceAsOf), request.afterContactId, request.batchSize);
+      const lastContactId = page.length > 0 ? page[page.length - 1] : null;
+      await queueEmails(manager, campaign, page);
+      const emailIds = lastContactId ? await queuedEmails(manager, campaign.id, request.afterContactId, lastContactId) : [];
+      return { projectId: campaign.projectId, contacts: page.length, lastContactId, emailIds };
+    });
+    if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
+    const attempted = await this.deliverAll(queued.emailIds, heartbeat);
+    return {
+      stopped: false,
+      contacts: queued.contacts,
+      lastContactId: queued.lastContactId,
+      attempted,
+      minDurationMs: await this.minDurationMs(queued.projectId, attempted),
+    };
+  }
+
+  /** Marks the campaign SENT unless it was cancelled meanwhile. */
+  async finish(campaignId: string): Promise<void> {
+    await finishCampaign(this.dataSource.manager, campaignId);
+  }
+
+  /** Ends an active campaign as CANCELLED with the reason (an operator's cancel, or a failure). */
+  async stop(campaignId: string, reason: string): Promise<void> {
+    await this.dataSource.transaction((manager) => stopCampaign(manager, campaignId, reason));
+  }
+
+  /** About one batch a second under a send rate, so that a batch is never a long burst. */
+  private batchSize(): number {
+    const rate = this.config.sendRatePerSecond;
+    return rate ? Math.min(MAX_BATCH_SIZE, Math.max(1, Math.ceil(rate))) : MAX_BATCH_SIZE;
+  }
+
+  /**
+   * Delivers the emails a few at a time. An email that fails for good (rejected, not
+   * renderable, or failing transiently attempt after attempt) is recorded FAILED and the
+   * rest go on; another transient failure stops the batch once the deliveries in flight
+   * end, and is thrown for Temporal to retry it: the retry delivers only the emails still QUEUED.
+   */
+  private async deliverAll(emailIds: string[], heartbeat: () => void): Promise<number> {
+    let next = 0;
+    let attempted = 0;
+    let transient: unknown;
+    const lane = async () => {
+      while (next < emailIds.length && transient === undefined) {
+        const emailId = emailIds[next++];
+        try {
+          if ((await this.delivery.deliver(emailId)) === 'SENT') attempted += 1;
+        } catch (err) {
+          if (err instanceof PermanentMailError) attempted += 1;
+          else if (err instanceof TemplateRenderError) await this.delivery.fail(emailId, err.message);
+          else if (!(err instanceof EmailNotFoundError) && !(await this.gaveUp(emailId, err))) transient ??= err;
+        } finally {
+          heartbeat();
+        }
+      }
+    };
+    heartbeat();
+    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emailIds.length) }, lane));
+    if (transient !== undefined) throw transient;
+    return attempted;
+  }
+
+  /** Records an email FAILED once its transient failures used up its attempts; false while it has some left. */
+  private async gaveUp(emailId: string, err: unknown): Promise<boolean> {
+    if ((await deliveryAttempts(this.dataSource.manager, emailId)) < MAX_DELIVERY_ATTEMPTS) return false;
+    await this.delivery.fail(emailId, `Gave up after ${MAX_DELIVERY_ATTEMPTS} attempts: ${(err as Error).message}`);
+    return true;
+  }
+
+  /** The project's send rate, shared by its campaigns sending now, turned into a least duration for this batch. */
+  private async minDurationMs(projectId: string, attempted: number): Promise<number> {
+    const rate = this.config.sendRatePerSecond;
+    if (!rate || attempted === 0) return 0;
+    const sharing = Math.max(1, await countSendingCampaigns(this.dataSource.manager, projectId));
+    return Math.ceil((attempted * sharing * 1000) / rate);
+  }
+}
