@@ -63,12 +63,16 @@ export async function contactsPage(
   page: OffsetParams,
 ): Promise<{ rows: Contact[]; total: number }> {
   const params = [...selection.params, page.pageSize, page.offset];
-  const rows: Record<string, unknown>[] = await manager.query(
-    `SELECT c.* FROM contacts c WHERE ${selection.where}
-      ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
-    params,
-  );
-  return { rows: rows.map(contactFromRow), total: await countContacts(manager, selection) };
+  // The page and the total are independent reads: run them on two connections at once.
+  const [rows, total] = await Promise.all([
+    manager.query(
+      `SELECT c.* FROM contacts c WHERE ${selection.where}
+        ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    ) as Promise<Record<string, unknown>[]>,
+    countContacts(manager, selection),
+  ]);
+  return { rows: rows.map(contactFromRow), total };
 }
 
 /** Stores a segment's count of stored members and returns it. */
