@@ -5,6 +5,7 @@ import { ContactSubscribedIndex1763950000000 } from './1763950000000-contact-sub
 import { SegmentsCampaigns1764000000000 } from './1764000000000-segments-campaigns';
 import { ActivityIndex1764050000000 } from './1764050000000-activity-index';
 import { CampaignAudienceIndex1764060000000 } from './1764060000000-campaign-audience-index';
+import { Workflows1764100000000 } from './1764100000000-workflows';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   SegmentsCampaigns1764000000000,
   ActivityIndex1764050000000,
   CampaignAudienceIndex1764060000000,
+  Workflows1764100000000,
 ];

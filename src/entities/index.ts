@@ -15,6 +15,7 @@ import { Segment } from './segment';
 import { Session } from './session';
 import { Suppression } from './suppression';
 import { Template } from './template';
+import { Workflow, WorkflowExecution, WorkflowStep, WorkflowTransition } from './workflow';
 import { User } from './user';
 
 /** Every TypeORM entity Herald maps. */
@@ -34,11 +35,19 @@ export const entities = [
   JobUpload,
   Domain,
   Template,
+  Workflow,
+  WorkflowExecution,
+  WorkflowStep,
+  WorkflowTransition,
   Email,
   EmailAttachment,
   Suppression,
   Segment,
   Campaign,
+  Workflow,
+  WorkflowStep,
+  WorkflowTransition,
+  WorkflowExecution,
 ];
 
 export {
@@ -56,5 +65,9 @@ export {
   JobUpload,
   Suppression,
   Template,
+  Workflow,
+  WorkflowExecution,
+  WorkflowStep,
+  WorkflowTransition,
   OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
 
