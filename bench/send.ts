@@ -12,7 +12,7 @@ import type { Worker } from '@temporalio/worker';
 import autocannon from 'autocannon';
 import type { DataSource } from 'typeorm';
 import { signupWithProject } from '../test/support/api';
-import { SesServer, type CapturedEmail } from '../test/support/ses-server';
+import { emailTag, SesServer, type CapturedEmail } from '../test/support/ses-server';
 import { startBenchStack } from './stack';
 import { runBench, withScratch } from './support';
 
@@ -98,11 +98,6 @@ async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: n
   return true;
 }
 
-/** The value of one of Herald's `EmailTags` on a message SES received. */
-function tag(email: CapturedEmail, name: string): string | undefined {
-  return email.request.EmailTags?.find((t) => t.Name === name)?.Value;
-}
-
 /** Problems with what was delivered: records not SENT, or SES receiving other than one message per accepted send. */
 async function verify(dataSource: DataSource, projectId: string, messages: CapturedEmail[], accepted: number): Promise<string[]> {
   const statuses = async () =>
@@ -116,7 +111,7 @@ async function verify(dataSource: DataSource, projectId: string, messages: Captu
   const sent = byStatus.find(({ status }) => status === 'SENT')?.n ?? 0;
   const others = byStatus.filter(({ status }) => status !== 'SENT').map(({ status, n }) => `${n} ${status}`);
   if (sent !== accepted || others.length > 0) problems.push(`email records: ${sent} SENT of ${accepted}${others.length ? `; also ${others.join(', ')}` : ''}`);
-  const emailIds = new Set(messages.map((email) => tag(email, 'emailId')));
+  const emailIds = new Set(messages.map((email) => emailTag(email, 'emailId')));
   emailIds.delete(undefined);
   if (emailIds.size !== accepted || messages.length !== accepted) {
     problems.push(`SES received ${messages.length} messages for ${emailIds.size} distinct emailId tags; expected ${accepted} of each`);
@@ -151,7 +146,7 @@ function main(): Promise<boolean> {
     if (send.failures.length) console.log(`Send failures: ${send.failures.join(', ')}${send.firstFailure ? `; first: ${send.firstFailure}` : ''}`);
 
     // The signup's verification email also reaches SES; count only this project's messages.
-    const messages = () => ses.emails.filter((email) => tag(email, 'projectId') === project.id);
+    const messages = () => ses.emails.filter((email) => emailTag(email, 'projectId') === project.id);
     const delivered = await waitFor(() => messages().length >= send.ok, DELIVERY_TIMEOUT_MS);
     const seconds = (performance.now() - started) / 1000;
     if (delivered) {

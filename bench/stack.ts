@@ -2,7 +2,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { createActivities } from '../activities';
+import { createActivities, type ActivityDeps } from '../activities';
 import { createApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
@@ -19,11 +19,17 @@ import { startTestServer } from '../temporal/test-server';
 import { freePort } from '../test/support/ports';
 import type { Scratch } from './support';
 
-/** Herald running for a bench: the API on a free port and a worker in this process. */
-export interface BenchStack {
+/** Herald running for a bench: the API on a free port. */
+export interface BenchApiStack {
   url: string;
   config: Config;
   dataSource: DataSource;
+  /** The environment the configuration was read from, for a worker started in a process of its own. */
+  env: Record<string, string | undefined>;
+}
+
+/** Herald running for a bench: the API on a free port and a worker in this process. */
+export interface BenchStack extends BenchApiStack {
   worker: Worker;
 }
 
@@ -44,17 +50,26 @@ async function startTemporal(scratch: Scratch): Promise<string> {
 /**
  * Starts Temporal, a worker and the API against the scratch database, as `npm start`
  * does, with `env` overriding configuration; everything stops with the scratch cleanup.
+ * With `{ worker: false }` no worker runs here: the bench starts its own from `env`.
  */
-export async function startBenchStack(scratch: Scratch, env: Record<string, string> = {}, poolSize?: number): Promise<BenchStack> {
+export function startBenchStack(scratch: Scratch, env?: Record<string, string>, poolSize?: number): Promise<BenchStack>;
+export function startBenchStack(scratch: Scratch, env: Record<string, string>, poolSize: number | undefined, options: { worker: false }): Promise<BenchApiStack>;
+export async function startBenchStack(
+  scratch: Scratch,
+  env: Record<string, string> = {},
+  poolSize?: number,
+  options: { worker?: false } = {},
+): Promise<BenchApiStack & { worker?: Worker }> {
   const address = await startTemporal(scratch);
-  const config = loadConfig({
+  const stackEnv = {
     ...process.env,
     DATABASE_URL: scratch.databaseUrl,
     DATA_DIR: path.join(scratch.root, 'data'),
     TEMPORAL_ADDRESS: address,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...env,
-  });
+  };
+  const config = loadConfig(stackEnv);
   logger.level = config.logLevel;
   const dataSource = await openDatabase(scratch.databaseUrl, poolSize);
   scratch.onCleanup(() => dataSource.destroy());
@@ -62,6 +77,16 @@ export async function startBenchStack(scratch: Scratch, env: Record<string, stri
   scratch.onCleanup(async () => mailer.close?.());
   const dispatcher = new EventDispatcher();
 
+  const worker = options.worker === false ? undefined : await startWorker(scratch, address, config, { dataSource, mailer, config, dispatcher });
+  const temporal = await connectTemporal(address, config.temporalNamespace);
+  scratch.onCleanup(() => temporal.connection.close());
+  const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
+  scratch.onCleanup(api.close);
+  return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, env: stackEnv, worker };
+}
+
+/** A worker in this process, polling until the scratch cleanup shuts it down. */
+async function startWorker(scratch: Scratch, address: string, config: Config, deps: ActivityDeps): Promise<Worker> {
   routeTemporalLogs();
   const connection = await NativeConnection.connect({ address });
   scratch.onCleanup(() => connection.close());
@@ -69,17 +94,12 @@ export async function startBenchStack(scratch: Scratch, env: Record<string, stri
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    activities: createActivities({ dataSource, mailer, config, dispatcher }),
+    activities: createActivities(deps),
   });
   const running = worker.run();
   scratch.onCleanup(async () => {
     worker.shutdown();
     await running;
   });
-
-  const temporal = await connectTemporal(address, config.temporalNamespace);
-  scratch.onCleanup(() => temporal.connection.close());
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
-  scratch.onCleanup(api.close);
-  return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, worker };
+  return worker;
 }

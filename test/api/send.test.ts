@@ -1,6 +1,6 @@
 import PostalMime from 'postal-mime';
 import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
-import { SesServer, type CapturedEmail } from '../support/ses-server';
+import { emailTag, SesServer } from '../support/ses-server';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
 
 /** Polls the email records until none is QUEUED. */
@@ -14,7 +14,6 @@ async function settled(api: TestApi, ids: string[], timeoutMs = 30_000) {
   }
 }
 
-const tag = (captured: CapturedEmail, name: string) => captured.request.EmailTags?.find((t) => t.Name === name)?.Value;
 
 describe('POST /v1/send through SES', () => {
   let ses: SesServer;
@@ -50,7 +49,7 @@ describe('POST /v1/send through SES', () => {
 
   const from = () => `hello@mail.${projectId}.example.com`;
   const send = (body: Record<string, unknown>, headers?: Record<string, string>) => client.post('/v1/send', { from: from(), ...body }, { key, headers });
-  const sentTo = (emailId: string) => ses.emails.filter((captured) => tag(captured, 'emailId') === emailId);
+  const sentTo = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
 
   it('renders and delivers to each recipient, creating unsubscribed contacts', async () => {
     const answer = await send({

@@ -92,14 +92,22 @@ const DEFAULT_MESSAGES: Record<string, string> = {
   InternalFailure: 'An internal error occurred.',
 };
 
+/** The value of one of Herald's `EmailTags` on a message SES received. */
+export function emailTag(email: CapturedEmail, name: string): string | undefined {
+  return email.request.EmailTags?.find((t) => t.Name === name)?.Value;
+}
+
 export class SesServer {
   /** Every SendEmail call, in order. */
   readonly emails: CapturedEmail[] = [];
   /** Every request that reached a route or a fault, in order (method and path). */
   readonly requests: { method: string; path: string }[] = [];
   readonly identities = new Map<string, Identity>();
+  /** How long each request waits, once received, before it is handled and answered, as over a network (0: not at all). */
+  latencyMs = 0;
   private readonly routes: Route[] = [];
   private readonly faults: Fault[] = [];
+  private unanswered = 0;
 
   private constructor(
     private readonly server: Server,
@@ -145,6 +153,11 @@ export class SesServer {
     identity.verified = true;
   }
 
+  /** Requests received whose answers have not been sent yet. */
+  get inFlight(): number {
+    return this.unanswered;
+  }
+
   /** Forgets recorded requests, identities and pending faults. */
   reset(): void {
     this.emails.length = 0;
@@ -166,7 +179,9 @@ export class SesServer {
     const path = new URL(req.url ?? '/', this.endpoint).pathname;
     const method = req.method ?? 'GET';
     this.requests.push({ method, path });
+    this.unanswered += 1;
     try {
+      if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
       const fault = this.faults.shift();
       if (fault) throw new SesFault(fault.status, fault.errorType, fault.message);
       for (const route of this.routes) {
@@ -189,6 +204,8 @@ export class SesServer {
       respond(res, fault.status, { message: fault.message }, {
         'x-amzn-ErrorType': `${fault.errorType}:http://internal.amazon.com/coral/com.amazonaws.sesv2/`,
       });
+    } finally {
+      this.unanswered -= 1;
     }
   }
 

@@ -1,0 +1,67 @@
+/**
+ * The worker of `npm run bench:campaign`, in a process of its own so that the bench can read
+ * its memory and kill it: configured from the environment the bench passes, as
+ * `npm run start:worker` is, and reporting its resident memory to the bench over IPC.
+ *
+ * With `--no-workflow-cache` it keeps no workflows between tasks: the Java test server does
+ * not move a dead worker's sticky workflow tasks back to the shared queue as Temporal does.
+ */
+import { NativeConnection } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db/data-source';
+import { EventDispatcher } from '../src/events/dispatcher';
+import { logger } from '../src/logger';
+import { createMailer } from '../src/mailer';
+import { routeTemporalLogs } from '../src/temporal/logging';
+import { createWorker } from '../src/temporal/worker';
+
+const NO_WORKFLOW_CACHE = '--no-workflow-cache';
+/** How often resident memory is read, so that a short peak is not missed. */
+const SAMPLE_MS = 50;
+/** How often the peak is reported to the bench. */
+const REPORT_MS = 500;
+
+/** What the worker process tells the bench. */
+export type WorkerReport = { type: 'ready'; rss: number } | { type: 'memory'; peakRss: number };
+
+function report(message: WorkerReport): void {
+  process.send?.(message);
+}
+
+/** Every REPORT_MS, the highest RSS read since the previous report. */
+function reportMemory(): void {
+  let peakRss = 0;
+  setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  }, SAMPLE_MS).unref();
+  setInterval(() => {
+    report({ type: 'memory', peakRss });
+    peakRss = 0;
+  }, REPORT_MS).unref();
+}
+
+async function main(): Promise<void> {
+  // Without the bench there is nobody to report to or to stop this process.
+  process.once('disconnect', () => process.exit(0));
+  const config = loadConfig();
+  logger.level = config.logLevel;
+  const dataSource = await openDatabase(config.databaseUrl!);
+  routeTemporalLogs();
+  const worker = await createWorker({
+    connection: await NativeConnection.connect({ address: config.temporalAddress! }),
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    activities: createActivities({ dataSource, mailer: createMailer(config, dataSource), config, dispatcher: new EventDispatcher() }),
+    ...(process.argv.includes(NO_WORKFLOW_CACHE) ? { maxCachedWorkflows: 0 } : {}),
+  });
+  reportMemory();
+  const running = worker.run();
+  report({ type: 'ready', rss: process.memoryUsage.rss() });
+  await running;
+}
+
+main().catch((err) => {
+  process.stderr.write(`campaign bench worker: ${(err as Error).stack}\n`);
+  process.exit(1);
+});
