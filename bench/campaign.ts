@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject } from '../test/support/api';
-import { emailTag, SesServer, type CapturedEmail } from '../test/support/ses-server';
+import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { startBenchStack } from './stack';
 import { runBench, withScratch } from './support';
