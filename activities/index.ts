@@ -11,6 +11,7 @@ import { createDomainActivities } from './domains';
 import { createHousekeepingActivities } from './housekeeping';
 import { createJobActivities } from './jobs';
 import { createSegmentActivities } from './segments';
+import { createWorkflowStepActivities } from './workflow-steps';
 
 /** What activities need from the process that runs the worker. */
 export interface ActivityDeps {
@@ -31,6 +32,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSegmentActivities({ dataSource: deps.dataSource, contacts }),
     ...createDeliveryActivities(delivery),
     ...createCampaignActivities(new CampaignRunner(deps.dataSource, delivery, deps.config)),
+    ...createWorkflowStepActivities({ dataSource: deps.dataSource, config: deps.config, contacts, delivery }),
   };
 }
 

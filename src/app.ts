@@ -27,6 +27,7 @@ import { uploadsRouter } from './routes/uploads';
 import { templatesRouter } from './routes/templates';
 import { usersRouter } from './routes/users';
 import { verifyRouter } from './routes/verify';
+import { workflowsRouter } from './routes/workflows';
 import { createServices, type AppDeps } from './services';
 
 const SEND_BODY_LIMIT = '40mb';
@@ -72,7 +73,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(projectsRouter(services, dataSource));
   app.use('/v1/track', keyed('any'));
   app.post('/v1/track', trackHandler(services.events));
-  app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments'], keyed('secret'));
+  app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments', '/workflows'], keyed('secret'));
   app.use(apiKeyRouter());
   app.use(jobsRouter(services.jobs));
   app.use(contactsRouter(services.contacts, services.fields));
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/campaigns', keyed('secret'));
   app.use(campaignsRouter(services.campaigns, services.campaignSending));
   app.use(segmentsRouter(services.segments));
+  app.use(workflowsRouter(services.workflows, services.workflowGraph, services.executions));
   app.use(activityRouter(services.activity));
   app.use('/v1/send', keyed('secret'));
   app.use(sendRouter(services.send));

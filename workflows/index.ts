@@ -1,5 +1,6 @@
 /** Every workflow the worker runs; the worker bundles this module. */
 export * from './campaigns';
+export { runWorkflowExecution } from './contact-workflow';
 export * from './delivery';
 export * from './domains';
 export * from './housekeeping';

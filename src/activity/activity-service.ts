@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { CursorParams } from '../http/pagination';
+import { waitingExecutions } from '../workflows-api/workflows-queries';
 import {
   countFeed,
   countRecentActivity,
@@ -33,7 +34,7 @@ export const ACTIVITY_TYPES = [
 ] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
-/** How many scheduled campaigns `/activity/upcoming` lists at most. */
+/** How many scheduled campaigns, and how many waiting executions, `/activity/upcoming` lists at most. */
 const UPCOMING_LIMIT = 100;
 
 /** A feed entry as the API shows it. */
@@ -77,12 +78,22 @@ export class ActivityService {
     return { types: await presentTypes(this.dataSource, projectId, ACTIVITY_TYPES) };
   }
 
-  /** Scheduled campaigns, soonest first; workflow executions join this list when workflows exist. */
+  /** Scheduled campaigns, soonest first, and WAITING workflow executions, longest waiting first. */
   async upcoming(projectId: string) {
-    const campaigns = await scheduledCampaigns(this.dataSource, projectId, UPCOMING_LIMIT);
+    const [campaigns, executions] = await Promise.all([
+      scheduledCampaigns(this.dataSource, projectId, UPCOMING_LIMIT),
+      waitingExecutions(this.dataSource.manager, projectId, UPCOMING_LIMIT),
+    ]);
     return {
       campaigns: campaigns.map((row) => ({ id: row.id, name: row.name, status: row.status, scheduledFor: row.scheduled_for })),
-      executions: [],
+      executions: executions.map((row) => ({
+        id: row.id,
+        workflowId: row.workflow_id,
+        workflowName: row.workflow_name,
+        contactId: row.contact_id,
+        currentStepId: row.current_step_id,
+        startedAt: row.started_at,
+      })),
     };
   }
 

@@ -8,6 +8,7 @@ import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
 import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
+import { registerWorkflowTriggers } from '../workflows-api/triggers';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
 runMain('Herald API', async (shutdown) => {
@@ -23,6 +24,7 @@ runMain('Herald API', async (shutdown) => {
   const mailer = createMailer(config, dataSource);
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
   shutdown.add('mailer', async () => mailer.close?.());
   const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
   shutdown.add('API', api.close);

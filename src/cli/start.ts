@@ -12,6 +12,7 @@ import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
+import { registerWorkflowTriggers } from '../workflows-api/triggers';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {
@@ -26,6 +27,7 @@ runMain('Herald', async (shutdown) => {
   const mailer = createMailer(config, dataSource);
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
   shutdown.add('mailer', async () => mailer.close?.());
   await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);

@@ -10,6 +10,7 @@ import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
+import { registerWorkflowTriggers } from '../workflows-api/triggers';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {
@@ -22,13 +23,14 @@ runMain('Herald worker', async (shutdown) => {
   shutdown.add('database pool', () => dataSource.destroy());
   const mailer = createMailer(config, dataSource);
   shutdown.add('mailer', async () => mailer.close?.());
+  const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
+  shutdown.add('Temporal client', () => connection.close());
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
   await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher }, shutdown);
-  const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
-  await connection.close();
   logger.info(`Herald worker polling task queue "${config.taskQueue}"`);
 });

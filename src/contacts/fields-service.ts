@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { notFound } from '../http/errors';
 import { segmentsReferencing } from '../segments/segments-queries';
+import { workflowsReferencingField } from '../workflows-api/workflows-queries';
 
 /** The built-in contact fields, listed beside the custom `data.<key>` ones. */
 const STANDARD_FIELDS = [
@@ -61,8 +62,12 @@ export class FieldsService {
   /** Where a field is referenced; segments, campaigns and workflows report here as they reference fields. */
   async usage(projectId: string, field: string) {
     const name = STANDARD_FIELDS.some((standard) => standard.field === field) ? field : `data.${customKey(field)}`;
-    const segments = await segmentsReferencing(this.dataSource.manager, projectId, (used) => used === name || used.startsWith(`${name}.`));
-    return { field, segments, campaigns: [], workflows: [] };
+    const matches = (used: string) => used === name || used.startsWith(`${name}.`);
+    const [segments, workflows] = await Promise.all([
+      segmentsReferencing(this.dataSource.manager, projectId, matches),
+      workflowsReferencingField(this.dataSource.manager, projectId, matches),
+    ]);
+    return { field, segments, campaigns: [], workflows };
   }
 
   /** Removes a custom key from every contact of the project and forgets its type. */

@@ -4,6 +4,7 @@ import { EventRecord } from '../entities/event-record';
 import { validationError } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { segmentsReferencing } from '../segments/segments-queries';
+import { workflowsReferencingEvent } from '../workflows-api/workflows-queries';
 
 const RESERVED_EVENT_NAMES = [/^email\./, /^contact\.(subscribed|unsubscribed)$/, /^segment\..+\.(entry|exit)$/];
 
@@ -128,8 +129,11 @@ export class EventsService {
 
   /** Where an event name is referenced; workflows, segments and campaigns report here as they reference events. */
   async usage(projectId: string, name: string) {
-    const segments = await segmentsReferencing(this.dataSource.manager, projectId, (used) => used === `event.${name}`);
-    return { name, workflows: [], segments, campaigns: [] };
+    const [workflows, segments] = await Promise.all([
+      workflowsReferencingEvent(this.dataSource.manager, projectId, name),
+      segmentsReferencing(this.dataSource.manager, projectId, (used) => used === `event.${name}`),
+    ]);
+    return { name, workflows, segments, campaigns: [] };
   }
 
   /** Deletes every event of a name in the project. */

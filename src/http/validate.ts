@@ -7,7 +7,7 @@ const codes: Record<string, string> = {
   isBoolean: 'invalid_type',
   isInt: 'invalid_type',
   isObject: 'invalid_type',
-  isUUID: 'invalid_string',
+  isUuid: 'invalid_string',
   isNotEmpty: 'required',
   isDefined: 'required',
   minLength: 'too_small',

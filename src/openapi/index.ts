@@ -20,6 +20,7 @@ import * as track from './paths/track';
 import * as uploads from './paths/uploads';
 import * as users from './paths/users';
 import * as verify from './paths/verify';
+import * as workflows from './paths/workflows';
 import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
 
 /** The documented resources, one module under `paths/` each, in the order the reference shows them. */
@@ -34,6 +35,7 @@ const PATH_MODULES: PathModule[] = [
   templates,
   segments,
   campaigns,
+  workflows,
   domains,
   activity,
   uploads,

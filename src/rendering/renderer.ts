@@ -1,6 +1,7 @@
 /**
  * The one renderer of Herald's emails: templates, `/v1/send` bodies, campaigns and
- * workflow emails all go through `compileEmail` and `renderEmail`.
+ * workflow emails all go through `compileEmail` and `renderEmail` (WEBHOOK step bodies
+ * through `renderTemplate`).
  *
  * Language: LiquidJS plus the SPEC forms `{{ key ?? 'fallback' }}` and `{{first name}}`
  * (see `herald-syntax.ts`). Output is not HTML-escaped (as in Plunk and Loops): a value
@@ -148,6 +149,11 @@ function renderPart(part: CompiledPart, scope: Record<string, unknown>, field: E
     throw new TemplateRenderError(`Rendered ${field} exceeds ${LIMITS.output} characters`, field);
   }
   return output;
+}
+
+/** Renders one template string that is not an email (a WEBHOOK step's `body`) within the same limits. */
+export function renderTemplate(source: string, scope: Record<string, unknown>): string {
+  return renderPart(compilePart(source, 'body'), scope, 'body');
 }
 
 /** Renders an email for one recipient: the subject on one line, the HTML body and a plain-text alternative. */

@@ -4,6 +4,7 @@ import { embeddedPostgresPassword, type Config } from '../config';
 import { openDatabase } from '../db/data-source';
 import { startEmbeddedPostgres } from '../db/embedded';
 import { logger } from '../logger';
+import { HERALD_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer } from '../../temporal/dev-server';
 import { startTestServer } from '../../temporal/test-server';
@@ -50,6 +51,7 @@ export async function acquireTemporal(config: Config, shutdown: Shutdown): Promi
       port: config.temporalPort,
       uiPort: config.temporalUiPort,
       namespace: config.temporalNamespace,
+      searchAttributes: HERALD_SEARCH_ATTRIBUTES,
       log,
     });
     shutdown.add('Temporal dev server', dev.stop);

@@ -19,6 +19,9 @@ import { SendService } from '../sending/send-service';
 import { UploadsService } from '../uploads/uploads-service';
 import { TemplatesService } from '../templates/templates-service';
 import { EmailVerifier } from '../verify/verifier';
+import { ExecutionsService } from '../workflows-api/executions-service';
+import { WorkflowGraphService } from '../workflows-api/graph-service';
+import { WorkflowsService } from '../workflows-api/workflows-service';
 import { AccountEmails } from './account-emails';
 import { AuthService } from './auth-service';
 import { MembersService } from './members-service';
@@ -37,9 +40,10 @@ export interface AppDeps {
 export function createServices(deps: AppDeps) {
   const emails = new AccountEmails(deps.config, deps.mailer);
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
+  const fields = new FieldsService(deps.dataSource);
   return {
     contacts,
-    fields: new FieldsService(deps.dataSource),
+    fields,
     events: new EventsService(deps.dataSource, contacts),
     jobs: new JobsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
     templates: new TemplatesService(deps.dataSource),
@@ -55,6 +59,9 @@ export function createServices(deps: AppDeps) {
     projects: new ProjectsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),
     activity: new ActivityService(deps.dataSource),
+    workflows: new WorkflowsService(deps.dataSource, fields),
+    workflowGraph: new WorkflowGraphService(deps.dataSource),
+    executions: new ExecutionsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
     verifier: new EmailVerifier({
       dnsServers: deps.config.dnsServers,
       allowPrivateAddresses: deps.config.webhookAllowPrivate,

@@ -4,6 +4,7 @@ import { Template, type EmailType } from '../entities/template';
 import { notFound, validationError, type FieldError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
+import { workflowsUsingTemplate } from '../workflows-api/workflows-queries';
 
 /** A template as the API shows it. */
 export function templateView(template: Template) {
@@ -146,10 +147,10 @@ export class TemplatesService {
     return this.create(projectId, { name: `${name} (copy)`, description, subject, body, from, fromName, replyTo, type });
   }
 
-  /** The campaigns and workflow steps that reference the template. */
+  /** The campaigns and workflow steps that reference the template (campaigns carry their own content, so none do). */
   async usage(projectId: string, id: string): Promise<TemplateUsage> {
     await this.get(projectId, id);
-    return { campaigns: [], workflows: [] };
+    return { campaigns: [], workflows: await workflowsUsingTemplate(this.dataSource.manager, projectId, id) };
   }
 
   private async find(manager: EntityManager, projectId: string, id: string, lock = false): Promise<Template> {

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
 import { createMailer } from '../../src/mailer';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
+import { registerWorkflowTriggers } from '../../src/workflows-api/triggers';
 
 /** A running Herald API on a free port, backed by the test database. */
 export interface TestApi {
@@ -33,6 +34,7 @@ export async function startApi(options: ApiOptions = {}): Promise<TestApi> {
   const dataSource = await openDatabase(config.databaseUrl!, 4);
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  if (options.temporal) registerWorkflowTriggers(dispatcher, { dataSource, temporal: options.temporal, taskQueue: config.taskQueue });
   const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: options.temporal, dispatcher });
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -7,6 +7,7 @@ import { EventDispatcher } from '../../src/events/dispatcher';
 import { createMailer } from '../../src/mailer';
 import { logger } from '../../src/logger';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
+import { registerWorkflowTriggers } from '../../src/workflows-api/triggers';
 import { routeTemporalLogs } from '../../src/temporal/logging';
 import { createWorker } from '../../src/temporal/worker';
 
@@ -45,6 +46,8 @@ export async function startTestWorker(
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  const temporal = new Client({ connection, namespace: config.temporalNamespace });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,

@@ -162,14 +162,16 @@ export const pathModule: PathModule = {
     }),
     '/activity/upcoming': read('listUpcomingActivity', 'List upcoming sends', {
       description:
-        'The `SCHEDULED` campaigns, soonest first (at most 100). `executions` is always empty for now: it will list ' +
-        'active workflow executions once workflows exist.',
+        'The `SCHEDULED` campaigns, soonest first, and the `WAITING` workflow executions (on a delay or an event), ' +
+        'longest waiting first; at most 100 of each.',
       answer: 'The upcoming sends.',
       schema: object({
         campaigns: arrayOf(
           object({ id: uuid, name: { type: 'string' }, status: { type: 'string', enum: ['SCHEDULED'] }, scheduledFor: dateTime }),
         ),
-        executions: arrayOf({ type: 'object' }),
+        executions: arrayOf(
+          object({ id: uuid, workflowId: uuid, workflowName: { type: 'string' }, contactId: { ...uuid, type: ['string', 'null'] }, currentStepId: { ...uuid, type: ['string', 'null'] }, startedAt: dateTime }),
+        ),
       }),
       example: {
         campaigns: [

@@ -340,7 +340,9 @@ export const pathModule: PathModule = {
       get: {
         operationId: 'getContactFieldUsage',
         summary: 'Find where a field is used',
-        description: 'The segments, campaigns and workflows whose conditions reference the field.',
+        description:
+          'The segments, campaigns and workflows whose conditions reference the field; for workflows also ' +
+          '`UPDATE_CONTACT` steps that write it (`data` keys, `subscribed`).',
         responses: {
           '200': jsonResponse(
             'The referencing resources.',

@@ -146,7 +146,9 @@ export const pathModule: PathModule = {
       get: {
         operationId: 'getEventUsage',
         summary: 'Find where an event name is used',
-        description: 'The workflows, segments and campaigns that reference the event name.',
+        description:
+          'The workflows (triggered by the event, waiting for it in a `WAIT_FOR_EVENT` step, or filtering on ' +
+          '`event.<name>` in a `CONDITION` step), segments and campaigns that reference the event name.',
         responses: {
           '200': jsonResponse(
             'The referencing resources.',

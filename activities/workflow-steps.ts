@@ -1,0 +1,70 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { DataSource } from 'typeorm';
+import type { ExecutionRef } from '../workflows/contact-workflow';
+import type { Condition } from '../src/conditions/condition';
+import type { Config } from '../src/config';
+import type { ContactsService } from '../src/contacts/contacts-service';
+import type { Delivery } from '../src/sending/delivery';
+import { evaluateCondition, updateContact, type UpdateContactConfig } from '../src/workflow-engine/contact-steps';
+import { EmailStep, type EmailStepResult, type SendEmailConfig } from '../src/workflow-engine/email-step';
+import { ExecutionNotFoundError, PermanentStepError } from '../src/workflow-engine/errors';
+import { ExecutionRecords, type ActiveStatus, type FinalStatus } from '../src/workflow-engine/execution-records';
+import type { WebhookResponse } from '../src/workflow-engine/webhook-client';
+import { WebhookStep, type WebhookConfig } from '../src/workflow-engine/webhook-step';
+
+/** Attempts after which a missing execution record counts as never committed. */
+const MISSING_RECORD_ATTEMPTS = 5;
+
+/** Runs a step; a PermanentStepError ends it at once (non-retryable), anything else is retried by Temporal. */
+async function step<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof PermanentStepError) throw ApplicationFailure.create({ message: err.message, type: 'PermanentStepError', nonRetryable: true });
+    throw err;
+  }
+}
+
+/** Activities of the `wf-exec/<executionId>` workflow: one per step type, and the execution record's moves. */
+export function createWorkflowStepActivities(deps: { dataSource: DataSource; config: Config; contacts: ContactsService; delivery: Delivery }) {
+  const records = new ExecutionRecords(deps.dataSource, deps.delivery);
+  const emails = new EmailStep(deps.dataSource, deps.delivery, records);
+  const webhooks = new WebhookStep(deps.dataSource, deps.config);
+  return {
+    /** Records the step an execution is at (WAITING during DELAY and WAIT_FOR_EVENT); false when the execution already ended. */
+    async recordExecutionStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean> {
+      try {
+        return await records.recordStep(executionId, stepId, status);
+      } catch (err) {
+        if (!(err instanceof ExecutionNotFoundError)) throw err;
+        if (Context.current().info.attempt >= MISSING_RECORD_ATTEMPTS) return false;
+        throw ApplicationFailure.create({ message: err.message, type: 'ExecutionNotFound' });
+      }
+    },
+
+    /** Ends an execution still under way: COMPLETED, EXITED, FAILED (with the reason) or CANCELLED. */
+    async finishExecution(executionId: string, status: FinalStatus, error?: string): Promise<void> {
+      await records.finish(executionId, status, error);
+    },
+
+    /** SEND_EMAIL: writes and delivers the step's one email, or skips it (suppressed, unsubscribed from MARKETING). */
+    async sendWorkflowEmail(execution: ExecutionRef, stepId: string, config: SendEmailConfig): Promise<EmailStepResult> {
+      return step(() => emails.send(execution, stepId, config));
+    },
+
+    /** CONDITION: whether the contact matches the condition (`event.data.<key>` reads the triggering event). */
+    async evaluateCondition(projectId: string, contactId: string, condition: Condition, eventData?: Record<string, unknown>): Promise<boolean> {
+      return evaluateCondition(deps.dataSource, projectId, contactId, condition, eventData);
+    },
+
+    /** WEBHOOK: one call (10 s timeout); non-public targets and 4xx answers (but 408, 429) fail for good. */
+    async callWebhook(execution: ExecutionRef, stepId: string, config: WebhookConfig): Promise<WebhookResponse> {
+      return step(() => webhooks.call(execution, stepId, config));
+    },
+
+    /** UPDATE_CONTACT: patches the contact's data and subscription through the contact rules; false when it was deleted. */
+    async updateWorkflowContact(projectId: string, contactId: string, config: UpdateContactConfig): Promise<boolean> {
+      return updateContact(deps.contacts, projectId, contactId, config);
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import type { DataSource } from 'typeorm';
+import type { ExecutionRef } from '../../workflows/contact-workflow';
+import { findContact } from '../contacts/contacts-queries';
+import { assertVerifiedSender } from '../domains/sender-check';
+import { Email } from '../entities/email';
+import { Template, type EmailType } from '../entities/template';
+import { ApiError } from '../http/errors';
+import { PermanentMailError } from '../mailer/types';
+import { TemplateRenderError, TemplateSyntaxError } from '../rendering/renderer';
+import { EmailNotFoundError, type Delivery } from '../sending/delivery';
+import { isSuppressed } from '../sending/suppressions';
+import { workflowEmailId } from './email-ids';
+import { PermanentStepError } from './errors';
+import { isExecutionActive, type ExecutionRecords, type SkipReason } from './execution-records';
+
+/** A SEND_EMAIL step's config: a template, or an inline message (MARKETING unless told otherwise). */
+export interface SendEmailConfig {
+  templateId?: string;
+  subject?: string;
+  body?: string;
+  from?: string;
+  fromName?: string;
+  replyTo?: string;
+  type?: EmailType;
+}
+
+/** What a SEND_EMAIL step did. */
+export interface EmailStepResult {
+  emailId: string;
+  outcome: 'SENT' | 'SKIPPED' | 'SUPPRESSED' | 'ALREADY_HANDLED' | 'NOT_ACTIVE';
+  skipped?: SkipReason;
+}
+
+/** The message a step sends, before rendering. */
+interface StepMessage {
+  templateId: string | null;
+  subject: string;
+  body: string;
+  from: string;
+  fromName: string | null;
+  replyTo: string | null;
+  type: EmailType;
+}
+
+/**
+ * SEND_EMAIL: writes the step's one email record (its id derived from execution and step,
+ * so a retry finds the record instead of writing another) and delivers it through Delivery,
+ * which sends a record at most once. Suppressed addresses, and unsubscribed contacts for
+ * MARKETING mail, are skipped and the skip is recorded on the execution.
+ */
+export class EmailStep {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly delivery: Delivery,
+    private readonly records: ExecutionRecords,
+  ) {}
+
+  async send(execution: ExecutionRef, stepId: string, config: SendEmailConfig): Promise<EmailStepResult> {
+    const emailId = workflowEmailId(execution.executionId, stepId);
+    if (!(await isExecutionActive(this.dataSource.manager, execution.executionId))) {
+      await this.records.abandonStepEmail(execution.executionId, 'The workflow execution ended before this email was sent');
+      return { emailId, outcome: 'NOT_ACTIVE' };
+    }
+    const exists = await this.dataSource.getRepository(Email).existsBy({ id: emailId });
+    if (!exists) {
+      const skipped = await this.queue(execution, emailId, config);
+      if (skipped) {
+        await this.records.recordSkip(execution.executionId, stepId, skipped);
+        return { emailId, outcome: 'SKIPPED', skipped };
+      }
+    }
+    return { emailId, outcome: await this.deliver(emailId) };
+  }
+
+  /** Checks sender, suppression and subscription, then writes the QUEUED record; the reason when the step is skipped instead. */
+  private async queue(execution: ExecutionRef, emailId: string, config: SendEmailConfig): Promise<SkipReason | undefined> {
+    const { manager } = this.dataSource;
+    const message = await this.message(execution.projectId, config);
+    const contact = await findContact(manager, execution.projectId, execution.contactId);
+    if (!contact) return 'contact_deleted';
+    try {
+      await assertVerifiedSender(manager, execution.projectId, message.from);
+    } catch (err) {
+      if (err instanceof ApiError) throw new PermanentStepError(err.message);
+      throw err;
+    }
+    if (await isSuppressed(manager, execution.projectId, contact.email)) return 'suppressed';
+    if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
+    await manager.query(
+      `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", from_name, reply_to, subject, body, variables, status)
+       VALUES ($1, $2, $3, $4, 'WORKFLOW', $5, $6, $7, $8, $9, $10, $11, $12, 'QUEUED')
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        emailId, execution.projectId, contact.id, message.templateId, message.type, contact.email, message.from, message.fromName,
+        message.replyTo, message.subject, message.body, JSON.stringify({ ...execution.eventData, ...execution.context }),
+      ],
+    );
+    return undefined;
+  }
+
+  /** The template's message, or the inline one; a template that no longer exists fails the step. */
+  private async message(projectId: string, config: SendEmailConfig): Promise<StepMessage> {
+    if (config.templateId) {
+      const template = await this.dataSource.getRepository(Template).findOneBy({ projectId, id: config.templateId });
+      if (!template) throw new PermanentStepError(`Template ${config.templateId} no longer exists`);
+      const { id, subject, body, from, fromName, replyTo, type } = template;
+      return { templateId: id, subject, body, from, fromName, replyTo, type };
+    }
+    if (!config.subject || !config.body || !config.from) throw new PermanentStepError('SEND_EMAIL needs a templateId, or a subject, body and from');
+    return {
+      templateId: null,
+      subject: config.subject,
+      body: config.body,
+      from: config.from,
+      fromName: config.fromName ?? null,
+      replyTo: config.replyTo ?? null,
+      type: config.type ?? 'MARKETING',
+    };
+  }
+
+  /** Delivers the record; a rejected message or a template that cannot render fails the step for good. */
+  private async deliver(emailId: string): Promise<EmailStepResult['outcome']> {
+    try {
+      const outcome = await this.delivery.deliver(emailId);
+      return outcome === 'MISSING' ? 'ALREADY_HANDLED' : outcome;
+    } catch (err) {
+      if (err instanceof EmailNotFoundError) return 'ALREADY_HANDLED';
+      if (err instanceof PermanentMailError) throw new PermanentStepError(err.message);
+      if (err instanceof TemplateSyntaxError || err instanceof TemplateRenderError) {
+        await this.delivery.fail(emailId, err.message);
+        throw new PermanentStepError(err.message);
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import type { DataSource, EntityManager } from 'typeorm';
+import { runWorkflowExecution, type ExecutionInput } from '../../workflows/contact-workflow';
+import { executionWorkflowId, type Graph } from '../../workflows/graph';
+import { eventReceived, type ReceivedEvent } from '../../workflows/signals';
+import { WorkflowExecution } from '../entities/workflow';
+import { ApiError, notFound } from '../http/errors';
+import { forgetSearchAttributes, searchAttributesReady } from '../temporal/search-attributes';
+
+/** What the engine needs from the process that starts executions (API or worker). */
+export interface EngineDeps {
+  dataSource: DataSource;
+  temporal: Client;
+  taskQueue: string;
+  /** Whether executions carry Herald's search attributes; asked of the server once when unset. */
+  searchAttributes?: boolean;
+}
+
+/** One execution to start: the workflow, the contact, an initial context and the triggering event, if any. */
+export interface StartExecutionInput {
+  projectId: string;
+  workflowId: string;
+  contactId: string;
+  context?: Record<string, unknown>;
+  eventName?: string;
+  eventData?: Record<string, unknown>;
+}
+
+const GRPC_INVALID_ARGUMENT = 3;
+
+/**
+ * The options that start `wf-exec/<executionId>`, with the search attributes `HeraldProjectId`,
+ * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/temporal/search-attributes.ts).
+ */
+export function executionStartOptions(
+  input: ExecutionInput,
+  options: { taskQueue: string; searchAttributes: boolean; contactEmail: string },
+): WorkflowStartOptions<typeof runWorkflowExecution> {
+  const keyword = (name: string, value: string) => ({ key: { name, type: 'KEYWORD' as const }, value });
+  return {
+    taskQueue: options.taskQueue,
+    workflowId: executionWorkflowId(input.executionId),
+    args: [input],
+    ...(options.searchAttributes
+      ? {
+          typedSearchAttributes: [
+            keyword('HeraldProjectId', input.projectId),
+            keyword('HeraldWorkflowId', input.workflowId),
+            keyword('HeraldContactEmail', options.contactEmail),
+          ],
+        }
+      : {}),
+  };
+}
+
+/** A workflow's steps and transitions, read in one statement so that both come from the same moment. */
+async function loadGraph(manager: EntityManager, workflowId: string): Promise<Graph> {
+  const [row]: Graph[] = await manager.query(
+    `SELECT
+       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'name', s.name, 'config', s.config) ORDER BY s.created_at, s.id), '[]')
+          FROM workflow_steps s WHERE s.workflow_id = $1) AS steps,
+       (SELECT coalesce(json_agg(json_build_object('fromStepId', t.from_step_id, 'toStepId', t.to_step_id, 'branch', t.branch) ORDER BY t.created_at, t.id), '[]')
+          FROM workflow_transitions t WHERE t.workflow_id = $1) AS transitions`,
+    [workflowId],
+  );
+  return row;
+}
+
+/** Starts the Temporal workflow; a server that refuses the search attributes gets the start again without them. */
+async function startWorkflow(deps: EngineDeps, input: ExecutionInput, contactEmail: string, searchAttributes: boolean): Promise<void> {
+  const start = (withAttributes: boolean) =>
+    deps.temporal.workflow.start(runWorkflowExecution, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, contactEmail }));
+  try {
+    try {
+      await start(searchAttributes);
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (!searchAttributes || !isGrpcServiceError(cause) || cause.code !== GRPC_INVALID_ARGUMENT) throw err;
+      forgetSearchAttributes(deps.temporal);
+      await start(false);
+    }
+  } catch (err) {
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Workflow executions are unavailable right now; try again shortly', {
+      details: { reason: (err as Error).message },
+    });
+  }
+}
+
+/**
+ * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
+ * workflows). Null when it is dropped: the contact has an active execution of the workflow
+ * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
+ * `allowReentry` is false. Starts of the same workflow and contact are serialised by a
+ * transaction lock, so concurrent duplicates see each other. The record (RUNNING) and the
+ * Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
+ * together: the workflow starts before the commit, and finds no record if the commit fails.
+ * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
+ */
+export async function startExecution(deps: EngineDeps, input: StartExecutionInput): Promise<WorkflowExecution | null> {
+  const { projectId, workflowId, contactId } = input;
+  const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
+  return deps.dataSource.transaction(async (manager) => {
+    const [workflow]: { allow_reentry: boolean }[] = await manager.query(
+      'SELECT allow_reentry FROM workflows WHERE id = $1 AND project_id = $2 FOR SHARE',
+      [workflowId, projectId],
+    );
+    if (!workflow) throw notFound('Workflow');
+    const [contact]: { email: string }[] = await manager.query('SELECT email FROM contacts WHERE id = $1 AND project_id = $2', [contactId, projectId]);
+    if (!contact) throw notFound('Contact');
+    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wf-exec:${workflowId}:${contactId}`]);
+    if (!workflow.allow_reentry) {
+      const earlier: unknown[] = await manager.query('SELECT 1 FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2 LIMIT 1', [workflowId, contactId]);
+      if (earlier.length > 0) return null;
+    }
+    const [row]: { id: string }[] = await manager.query(
+      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context)
+       VALUES ($1, $2, $3, 'RUNNING', $4) ON CONFLICT DO NOTHING RETURNING id`,
+      [projectId, workflowId, contactId, JSON.stringify(input.context ?? {})],
+    );
+    if (!row) return null;
+    const graph = await loadGraph(manager, workflowId);
+    const executionInput: ExecutionInput = {
+      executionId: row.id,
+      projectId,
+      workflowId,
+      contactId,
+      graph,
+      context: input.context ?? {},
+      ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
+      ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
+    };
+    await startWorkflow(deps, executionInput, contact.email, searchAttributes);
+    return manager.findOneByOrFail(WorkflowExecution, { id: row.id });
+  });
+}
+
+/**
+ * Cancels a RUNNING or WAITING execution: cancels `wf-exec/<executionId>` (which then records
+ * CANCELLED itself and marks its step's unsent email FAILED) and marks the record CANCELLED at
+ * once, also when the Temporal workflow is already gone. An execution that already ended is
+ * returned as it is. 404 when the project's workflow has no such execution; 503 when Temporal is unavailable.
+ */
+export async function cancelExecution(deps: EngineDeps, projectId: string, workflowId: string, executionId: string): Promise<WorkflowExecution> {
+  const executions = deps.dataSource.getRepository(WorkflowExecution);
+  const execution = await executions.findOneBy({ projectId, workflowId, id: executionId });
+  if (!execution) throw notFound('Execution');
+  if (execution.status !== 'RUNNING' && execution.status !== 'WAITING') return execution;
+  try {
+    await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).cancel();
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) {
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Workflow executions are unavailable right now; try again shortly', {
+        details: { reason: (err as Error).message },
+      });
+    }
+  }
+  await deps.dataSource.query(
+    `UPDATE workflow_executions SET status = 'CANCELLED', completed_at = now() WHERE id = $1 AND status IN ('RUNNING', 'WAITING')`,
+    [executionId],
+  );
+  return executions.findOneByOrFail({ id: executionId });
+}
+
+/**
+ * Hands an event of a contact to each of its RUNNING or WAITING executions (signal
+ * `eventReceived`); a WAIT_FOR_EVENT step waiting for that name moves on. Executions whose
+ * Temporal workflow is gone are passed over. Returns how many were signalled.
+ */
+export async function signalWaitingExecutions(
+  deps: Pick<EngineDeps, 'dataSource' | 'temporal'>,
+  projectId: string,
+  contactId: string,
+  event: ReceivedEvent,
+): Promise<number> {
+  const rows: { id: string }[] = await deps.dataSource.query(
+    `SELECT id FROM workflow_executions WHERE project_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING')`,
+    [projectId, contactId],
+  );
+  const signalled = await Promise.all(
+    rows.map(async ({ id }) => {
+      try {
+        await deps.temporal.workflow.getHandle(executionWorkflowId(id)).signal(eventReceived, { name: event.name, data: event.data ?? {} });
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return false;
+        throw err;
+      }
+    }),
+  );
+  return signalled.filter(Boolean).length;
+}

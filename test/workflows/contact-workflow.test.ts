@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { StepType } from '../../src/entities/workflow';
+import { runWorkflowExecution, type ExecutionInput, type ExecutionRef } from '../../workflows/contact-workflow';
+import type { Graph, GraphStep, GraphTransition } from '../../workflows/graph';
+import { eventReceived } from '../../workflows/signals';
+import { createTimeSkippingEnv } from '../support/temporal';
+
+const silent = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const DAY = 24 * 60 * 60 * 1000;
+
+const step = (id: string, type: StepType, config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
+const edge = (fromStepId: string, toStepId: string, branch: 'yes' | 'no' | null = null): GraphTransition => ({ fromStepId, toStepId, branch });
+
+/** The step activities as plain functions recording their calls (and, for the email, the simulated time of each). */
+function mockActivities(env: TestWorkflowEnvironment) {
+  const sentAt: number[] = [];
+  return {
+    sentAt,
+    activities: {
+      recordExecutionStep: jest.fn(async (_executionId: string, _stepId: string, _status: string) => true),
+      finishExecution: jest.fn(async (_executionId: string, _status: string, _error?: string) => undefined),
+      sendWorkflowEmail: jest.fn(async (_execution: ExecutionRef, _stepId: string, _config: Record<string, unknown>) => {
+        sentAt.push(await env.currentTimeMs());
+        return { emailId: 'email-1', outcome: 'SENT' };
+      }),
+      evaluateCondition: jest.fn(async (_projectId: string, _contactId: string, _condition: unknown, _eventData?: Record<string, unknown>) => true),
+      callWebhook: jest.fn(async (_execution: ExecutionRef, _stepId: string, _config: Record<string, unknown>) => ({ status: 200 })),
+      updateWorkflowContact: jest.fn(async (_projectId: string, _contactId: string, _config: Record<string, unknown>) => true),
+    },
+  };
+}
+
+type Mocks = ReturnType<typeof mockActivities>;
+
+describe('runWorkflowExecution workflow', () => {
+  let env: TestWorkflowEnvironment;
+  let workflowBundle: WorkflowBundleWithSourceMap;
+
+  beforeAll(async () => {
+    env = await createTimeSkippingEnv();
+    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silent });
+  });
+  afterAll(async () => {
+    await env?.teardown();
+  });
+
+  /** Runs one execution over the graph; `during` acts on it (signal, cancel) before the test waits for its end. */
+  async function run(mocks: Mocks, graph: Graph, during: (workflowId: string) => Promise<void> = async () => undefined) {
+    const taskQueue = `wf-exec-${randomUUID()}`;
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: mocks.activities });
+    const input: ExecutionInput = {
+      executionId: randomUUID(),
+      projectId: 'project-1',
+      workflowId: 'workflow-1',
+      contactId: 'contact-1',
+      context: { plan: 'pro' },
+      eventName: 'signup',
+      eventData: { source: 'ads' },
+      graph,
+    };
+    const workflowId = `wf-exec/${input.executionId}`;
+    return worker.runUntil(async () => {
+      const startedAt = await env.currentTimeMs();
+      const handle = await env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+      await during(workflowId);
+      const outcome = await handle.result().then(
+        (value) => ({ value, error: undefined }),
+        (error: Error) => ({ value: undefined, error }),
+      );
+      return { outcome, input, startedAt };
+    });
+  }
+
+  /** Waits (in real time, so simulated time stands still) until the execution recorded the step. */
+  async function reached(mocks: Mocks, stepId: string) {
+    for (let i = 0; i < 200 && !mocks.activities.recordExecutionStep.mock.calls.some((call) => call[1] === stepId); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  it('sleeps a 3-day DELAY as WAITING, then sends the email as RUNNING and completes', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, input, startedAt } = await run(mocks, {
+      steps: [step('delay', 'DELAY', { amount: 3, unit: 'days' }), step('send', 'SEND_EMAIL', { templateId: 'template-1' })],
+      transitions: [edge('delay', 'send')],
+    });
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.recordExecutionStep.mock.calls).toEqual([
+      [input.executionId, 'delay', 'WAITING'],
+      [input.executionId, 'send', 'RUNNING'],
+    ]);
+    expect(mocks.activities.sendWorkflowEmail).toHaveBeenCalledTimes(1);
+    const [execution, stepId, config] = mocks.activities.sendWorkflowEmail.mock.calls[0];
+    expect(stepId).toBe('send');
+    expect(config).toEqual({ templateId: 'template-1' });
+    expect(execution).toEqual({ executionId: input.executionId, projectId: 'project-1', workflowId: 'workflow-1', contactId: 'contact-1', context: { plan: 'pro' }, eventName: 'signup', eventData: { source: 'ads' } });
+    expect(mocks.sentAt[0] - startedAt).toBeGreaterThanOrEqual(3 * DAY);
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'COMPLETED']]);
+  });
+
+  it('times out a WAIT_FOR_EVENT after 2 days and, without branches, follows its plain transition', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, startedAt } = await run(mocks, {
+      steps: [step('wait', 'WAIT_FOR_EVENT', { eventName: 'purchase', timeout: { amount: 2, unit: 'days' } }), step('send', 'SEND_EMAIL')],
+      transitions: [edge('wait', 'send')],
+    });
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.recordExecutionStep.mock.calls.map((call) => call.slice(1))).toEqual([['wait', 'WAITING'], ['send', 'RUNNING']]);
+    expect(mocks.sentAt[0] - startedAt).toBeGreaterThanOrEqual(2 * DAY);
+  });
+
+  it('takes the no branch of a WAIT_FOR_EVENT when the timeout passes first', async () => {
+    const mocks = mockActivities(env);
+    const { outcome } = await run(mocks, {
+      steps: [step('wait', 'WAIT_FOR_EVENT', { eventName: 'purchase', timeout: { amount: 2, unit: 'days' } }), step('thanks', 'SEND_EMAIL'), step('nudge', 'SEND_EMAIL')],
+      transitions: [edge('wait', 'thanks', 'yes'), edge('wait', 'nudge', 'no')],
+    });
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.sendWorkflowEmail.mock.calls.map((call) => call[1])).toEqual(['nudge']);
+  });
+
+  it('takes the yes branch of a WAIT_FOR_EVENT when the event is signalled, ignoring other events', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, startedAt } = await run(
+      mocks,
+      {
+        steps: [step('wait', 'WAIT_FOR_EVENT', { eventName: 'purchase', timeout: { amount: 7, unit: 'days' } }), step('thanks', 'SEND_EMAIL'), step('nudge', 'SEND_EMAIL')],
+        transitions: [edge('wait', 'thanks', 'yes'), edge('wait', 'nudge', 'no')],
+      },
+      async (workflowId) => {
+        await reached(mocks, 'wait');
+        const handle = env.client.workflow.getHandle(workflowId);
+        await handle.signal(eventReceived, { name: 'pageview', data: {} });
+        await handle.signal(eventReceived, { name: 'purchase', data: { amount: 42 } });
+      },
+    );
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.sendWorkflowEmail.mock.calls.map((call) => call[1])).toEqual(['thanks']);
+    expect(mocks.sentAt[0] - startedAt).toBeLessThan(DAY);
+  });
+
+  it('follows the yes branch of a CONDITION, evaluated with the triggering event', async () => {
+    const mocks = mockActivities(env);
+    const condition = { logic: 'AND', groups: [{ filters: [{ field: 'event.data.source', operator: 'equals', value: 'ads' }] }] };
+    const { outcome } = await run(mocks, {
+      steps: [step('check', 'CONDITION', { condition }), step('yes', 'SEND_EMAIL'), step('no', 'SEND_EMAIL')],
+      transitions: [edge('check', 'yes', 'yes'), edge('check', 'no', 'no')],
+    });
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.evaluateCondition).toHaveBeenCalledWith('project-1', 'contact-1', condition, { source: 'ads' });
+    expect(mocks.activities.sendWorkflowEmail.mock.calls.map((call) => call[1])).toEqual(['yes']);
+  });
+
+  it('ends COMPLETED when a CONDITION takes a branch that has no transition', async () => {
+    const mocks = mockActivities(env);
+    mocks.activities.evaluateCondition.mockResolvedValue(false);
+    const { outcome, input } = await run(mocks, {
+      steps: [step('check', 'CONDITION', { condition: { logic: 'AND', groups: [] } }), step('yes', 'SEND_EMAIL')],
+      transitions: [edge('check', 'yes', 'yes')],
+    });
+    expect(outcome.value).toBe('COMPLETED');
+    expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'COMPLETED']]);
+  });
+
+  it('records CANCELLED and sends nothing when cancelled during a DELAY', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, input } = await run(
+      mocks,
+      {
+        steps: [step('delay', 'DELAY', { amount: 3, unit: 'days' }), step('send', 'SEND_EMAIL')],
+        transitions: [edge('delay', 'send')],
+      },
+      async (workflowId) => {
+        await reached(mocks, 'delay');
+        await env.client.workflow.getHandle(workflowId).cancel();
+      },
+    );
+    expect(outcome.error).toBeDefined();
+    expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'CANCELLED']]);
+  });
+
+  it('records FAILED with the reason when a step fails for good, without retrying it', async () => {
+    const mocks = mockActivities(env);
+    mocks.activities.sendWorkflowEmail.mockRejectedValue(
+      ApplicationFailure.create({ message: 'The sender domain example.com is not verified', type: 'PermanentStepError', nonRetryable: true }),
+    );
+    const { outcome, input } = await run(mocks, {
+      steps: [step('send', 'SEND_EMAIL'), step('after', 'UPDATE_CONTACT', { data: { plan: 'free' } })],
+      transitions: [edge('send', 'after')],
+    });
+    expect(outcome.error).toBeDefined();
+    expect(mocks.activities.sendWorkflowEmail).toHaveBeenCalledTimes(1);
+    expect(mocks.activities.updateWorkflowContact).not.toHaveBeenCalled();
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'FAILED', 'The sender domain example.com is not verified']]);
+  });
+
+  it('runs WEBHOOK and UPDATE_CONTACT steps, then stops at EXIT as EXITED', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, input } = await run(mocks, {
+      steps: [
+        step('hook', 'WEBHOOK', { url: 'https://hooks.example.com/x' }),
+        step('update', 'UPDATE_CONTACT', { subscribed: false }),
+        step('exit', 'EXIT'),
+        step('never', 'SEND_EMAIL'),
+      ],
+      transitions: [edge('hook', 'update'), edge('update', 'exit'), edge('exit', 'never')],
+    });
+    expect(outcome.value).toBe('EXITED');
+    expect(mocks.activities.callWebhook.mock.calls[0].slice(1)).toEqual(['hook', { url: 'https://hooks.example.com/x' }]);
+    expect(mocks.activities.updateWorkflowContact).toHaveBeenCalledWith('project-1', 'contact-1', { subscribed: false });
+    expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'EXITED']]);
+  });
+
+  it('stops without finishing when its record already ended (cancelled through the API)', async () => {
+    const mocks = mockActivities(env);
+    mocks.activities.recordExecutionStep.mockResolvedValue(false);
+    const { outcome } = await run(mocks, { steps: [step('send', 'SEND_EMAIL')], transitions: [] });
+    expect(outcome.value).toBe('STOPPED');
+    expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
+    expect(mocks.activities.finishExecution).not.toHaveBeenCalled();
+  });
+
+  it('fails a step with an unusable config, naming the step', async () => {
+    const mocks = mockActivities(env);
+    const { outcome, input } = await run(mocks, { steps: [step('delay', 'DELAY', { amount: 3, unit: 'fortnights' })], transitions: [] });
+    expect(outcome.error).toBeDefined();
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([
+      [input.executionId, 'FAILED', 'Step "delay" (DELAY): needs { amount, unit: seconds|minutes|hours|days|weeks }'],
+    ]);
+  });
+});

@@ -1,0 +1,77 @@
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { finishExecution, openEventInbox, recordExecutionStep, runStep, type EventInbox } from './contact-steps';
+import { entryStep, nextStep, type Graph } from './graph';
+
+/** What the activities of an execution know of it: everything it started with but the graph. */
+export interface ExecutionRef {
+  executionId: string;
+  projectId: string;
+  workflowId: string;
+  contactId: string;
+  /** The execution's `context` as it started; its values are one-off template variables of its emails and webhook bodies. */
+  context: Record<string, unknown>;
+  /** The triggering event, when an event started the execution. */
+  eventName?: string;
+  eventData?: Record<string, unknown>;
+}
+
+/** The input of `wf-exec/<executionId>`: the execution and the graph as it was when it started. */
+export interface ExecutionInput extends ExecutionRef {
+  graph: Graph;
+}
+
+/**
+ * How an execution ended: COMPLETED (end of its path), EXITED (an EXIT step), or STOPPED when
+ * its record had already ended without it (cancelled through the API while the workflow ran on).
+ */
+export type ExecutionOutcome = 'COMPLETED' | 'EXITED' | 'STOPPED';
+
+/** Steps an execution spends waiting: its record says WAITING during them. */
+const WAITING_STEPS = new Set(['DELAY', 'WAIT_FOR_EVENT']);
+
+/** The reason a step failed for good, as recorded on the execution. */
+function reason(err: unknown): string {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
+/**
+ * `wf-exec/<executionId>`: walks one contact through a workflow graph, from its entry step
+ * one step at a time, recording the current step, until a path ends (COMPLETED) or an EXIT
+ * step (EXITED). A cancel (API or Temporal UI) ends it CANCELLED with nothing further sent;
+ * a step failing for good ends it FAILED with the reason.
+ */
+export async function runWorkflowExecution(input: ExecutionInput): Promise<ExecutionOutcome> {
+  const inbox = openEventInbox();
+  const { graph, ...execution } = input;
+  let outcome: ExecutionOutcome;
+  try {
+    outcome = await walk(graph, execution, inbox);
+    if (outcome !== 'STOPPED') await finishExecution(execution.executionId, outcome);
+  } catch (err) {
+    const cancelled = isCancellation(err);
+    await CancellationScope.nonCancellable(() =>
+      cancelled ? finishExecution(execution.executionId, 'CANCELLED') : finishExecution(execution.executionId, 'FAILED', reason(err)),
+    );
+    throw err;
+  }
+  return outcome;
+}
+
+/** Follows the graph from its entry step; each step is visited at most once (graphs are acyclic). */
+async function walk(graph: Graph, execution: ExecutionRef, inbox: EventInbox): Promise<ExecutionOutcome> {
+  let step = entryStep(graph);
+  if (!step) throw ApplicationFailure.create({ message: 'The workflow has no single entry step', type: 'InvalidGraph', nonRetryable: true });
+  const visited = new Set<string>();
+  while (step) {
+    if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });
+    visited.add(step.id);
+    inbox.clear();
+    const active = await recordExecutionStep(execution.executionId, step.id, WAITING_STEPS.has(step.type) ? 'WAITING' : 'RUNNING');
+    if (!active) return 'STOPPED';
+    const result = await runStep(step, execution, inbox);
+    if (result === 'EXIT') return 'EXITED';
+    step = nextStep(graph, step, result);
+  }
+  return 'COMPLETED';
+}

@@ -1,0 +1,13 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/** An event of the execution's contact, as the API hands it to a running execution. */
+export interface ReceivedEvent {
+  name: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Sent to every RUNNING or WAITING execution of a contact when an event of that contact is
+ * stored; a WAIT_FOR_EVENT step waiting for that name moves on along its `yes` branch.
+ */
+export const eventReceived = defineSignal<[ReceivedEvent]>('eventReceived');
