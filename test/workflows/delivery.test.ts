@@ -60,12 +60,15 @@ describe('deliverEmail workflow', () => {
 
   it('marks the email FAILED as cancelled when an operator cancels the execution', async () => {
     let release: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const deliveryStarted = new Promise<void>((resolve) => (started = resolve));
     const { outcome, markEmailFailed } = await run(
       () => new Promise<string>((_resolve, reject) => {
         release = () => reject(new Error('Throttling'));
+        started();
       }),
       async (workflowId) => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await deliveryStarted;
         await env.client.workflow.getHandle(workflowId).cancel();
         release();
       },
