@@ -1,5 +1,5 @@
 /**
- * The worker of `npm run bench:campaign`, in a process of its own so that the bench can read
+ * The worker of the campaign and workflow benches, in a process of its own so that the bench can read
  * its memory and kill it: configured from the environment the bench passes, as
  * `npm run start:worker` is, and reporting its resident memory to the bench over IPC.
  *

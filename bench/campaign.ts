@@ -20,7 +20,7 @@ import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { startBenchStack } from './stack';
-import { runBench, withScratch } from './support';
+import { runBench, waitFor, withScratch } from './support';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
@@ -109,16 +109,6 @@ class ProjectMessages {
   }
 }
 
-/** Polls until `predicate` holds; false when `timeoutMs` passes first. */
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return true;
-}
-
 /** Waits until SES holds a message for `target` distinct emails; false when no new message came for STALL_TIMEOUT_MS. */
 async function waitForDeliveries(messages: ProjectMessages, target: number, worker: () => WorkerProcess): Promise<boolean> {
   let seen = -1;
@@ -176,7 +166,7 @@ async function killAndRestart(ses: SesServer, run: Run): Promise<Kill | undefine
   const deliveredBefore = run.messages.update().emailIds.size;
   // Requests the dead worker wrote may still be read after its exit: let SES take and answer them all.
   await new Promise((resolve) => setTimeout(resolve, 200));
-  await waitFor(() => ses.inFlight === 0, 10_000);
+  await waitFor(() => ses.inFlight === 0, 10_000, POLL_MS);
   const inFlight = await cutOffDeliveries(run.dataSource, run.campaignId, run.messages);
   const { worker, idleRss } = await WorkerProcess.start(run.env, run.samples);
   run.worker = worker;
@@ -292,7 +282,7 @@ function main(): Promise<boolean> {
     const kill = KILL_WORKER ? await killAndRestart(ses, run) : undefined;
     const complete = (!KILL_WORKER || kill !== undefined) && (await waitForDeliveries(run.messages, CONTACTS, () => run.worker));
     const seconds = (performance.now() - started) / 1000;
-    await waitFor(async () => (await client.get(`/campaigns/${run.campaignId}`, { key })).body.status !== 'SENDING', SENT_TIMEOUT_MS);
+    await waitFor(async () => (await client.get(`/campaigns/${run.campaignId}`, { key })).body.status !== 'SENDING', SENT_TIMEOUT_MS, POLL_MS);
 
     const figures: Figures = {
       complete,

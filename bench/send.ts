@@ -14,12 +14,11 @@ import type { DataSource } from 'typeorm';
 import { signupWithProject } from '../test/support/api';
 import { emailTag, SesServer, type CapturedEmail } from '../test/support/ses-server';
 import { startBenchStack } from './stack';
-import { runBench, withScratch } from './support';
+import { runBench, waitFor, withScratch } from './support';
 
 const SENDS = Number(process.env.BENCH_SENDS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 20);
 const DOMAIN = 'bench.example.com';
-const POLL_MS = 100;
 const DELIVERY_TIMEOUT_MS = 10 * 60_000;
 /** How long the email records may trail SES's copy before the check counts them as not SENT. */
 const SETTLE_TIMEOUT_MS = 30_000;
@@ -86,16 +85,6 @@ async function drive(url: string, key: string): Promise<SendFigures> {
     .map(([status, stats]) => `${stats.count ?? 0} x HTTP ${status}`);
   if (result.errors > 0) failures.push(`${result.errors} connection errors (${result.timeouts} timeouts)`);
   return { ok: result['2xx'], seconds, p50: result.latency.p50, p99: result.latency.p99, failures, firstFailure };
-}
-
-/** Polls until `predicate` holds; false when `timeoutMs` passes first. */
-async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (performance.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  return true;
 }
 
 /** Problems with what was delivered: records not SENT, or SES receiving other than one message per accepted send. */

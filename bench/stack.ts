@@ -13,6 +13,8 @@ import { listen } from '../src/runtime/http-server';
 import { connectTemporal } from '../src/temporal/client';
 import { routeTemporalLogs } from '../src/temporal/logging';
 import { createWorker } from '../src/temporal/worker';
+import { registerSegmentTracking } from '../src/segments/segment-tracking';
+import { registerWorkflowTriggers } from '../src/workflows-api/triggers';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
 import { startTestServer } from '../temporal/test-server';
@@ -80,6 +82,8 @@ export async function startBenchStack(
   const worker = options.worker === false ? undefined : await startWorker(scratch, address, config, { dataSource, mailer, config, dispatcher });
   const temporal = await connectTemporal(address, config.temporalNamespace);
   scratch.onCleanup(() => temporal.connection.close());
+  registerSegmentTracking(dispatcher, { dataSource });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal: temporal.client, taskQueue: config.taskQueue });
   const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
   scratch.onCleanup(api.close);
   return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, env: stackEnv, worker };

@@ -53,3 +53,13 @@ export function runBench(main: () => Promise<boolean>): void {
     },
   );
 }
+
+/** Polls `predicate` every `pollMs` until it holds; false when `timeoutMs` passes first. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs: number, pollMs = 100): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return true;
+}
