@@ -16,7 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
+import { Client as TemporalClient } from '@temporalio/client';
 import { createApp } from '../src/app';
+import { registerSegmentTracking } from '../src/segments/segment-tracking';
+import { registerWorkflowTriggers } from '../src/workflows-api/triggers';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
 import { EventDispatcher } from '../src/events/dispatcher';
@@ -57,7 +60,13 @@ async function serveHerald(databaseUrl: string, dataDir: string): Promise<Servin
   logger.level = config.logLevel;
   const dataSource = await openDatabase(databaseUrl, POOL_SIZE);
   const dispatcher = new EventDispatcher();
-  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: undefined, dispatcher });
+  // Subscribed as in `npm run start:api`: every tracked event is checked against tracked
+  // segments, workflow triggers and waiting executions (none exist here, so Temporal, which
+  // this bench does not start, is never called).
+  const temporal = new TemporalClient();
+  registerSegmentTracking(dispatcher, { dataSource });
+  registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
+  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher });
   const api = await listen(app, 0);
   return {
     port: (api.server.address() as AddressInfo).port,
