@@ -1,5 +1,5 @@
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { signupWithProject, type Client, type TestApi } from '../support/api';
+import { startTestStack, type TestStack } from '../support/stack';
 
 /** A task queue of this file's own, so workers of other test files never take its workflows. */
 const env = { TEMPORAL_TASK_QUEUE: 'segments-test' };
@@ -17,24 +17,17 @@ async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise
 }
 
 describe('segments', () => {
-  let temporal: TestTemporal;
+  let stack: TestStack;
   let api: TestApi;
-  let worker: TestWorker;
   let client: Client;
   let key: string;
   let projectId: string;
 
   beforeAll(async () => {
-    temporal = await connectTestTemporal();
-    api = await startApi({ env, temporal: temporal.client });
-    worker = await startTestWorker(api.dataSource, env);
-    client = new Client(api.url);
+    stack = await startTestStack(env);
+    ({ api, client } = stack);
   });
-  afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await temporal.close();
-  });
+  afterAll(() => stack.close());
   beforeEach(async () => {
     const { project } = await signupWithProject(api);
     key = project.secretKey;
@@ -264,7 +257,7 @@ describe('segments', () => {
       expect((await eventContacts('segment.vip.entry')).sort()).toEqual([ada, bob].sort());
       const [entry] = await api.dataSource.query(`SELECT source, data FROM events WHERE contact_id = $1 AND name = 'segment.vip.entry'`, [ada]);
       expect(entry).toEqual({ source: 'SYSTEM', data: { segmentId: segment.id, segmentName: 'VIP' } });
-      const description = await temporal.client.workflow.getHandle(`segment/${segment.id}`).describe();
+      const description = await stack.temporal.client.workflow.getHandle(`segment/${segment.id}`).describe();
       expect(description.type).toBe('computeSegment');
 
       expect((await post(`/segments/${segment.id}/compute`)).body).toEqual({ entered: 0, exited: 0, memberCount: 2 });
@@ -370,7 +363,7 @@ describe('segments', () => {
     it('recomputes every tracked segment in recomputeTrackedSegments (the schedule workflow)', async () => {
       const ada = await upsert('ada@example.com', { plan: 'pro' });
       const segment = await create({ name: 'Scheduled', condition: pro, trackMembership: true });
-      const summary = await temporal.client.workflow.execute('recomputeTrackedSegments', {
+      const summary = await stack.temporal.client.workflow.execute('recomputeTrackedSegments', {
         taskQueue: env.TEMPORAL_TASK_QUEUE,
         workflowId: `segment-recompute-test-${segment.id}`,
       });

@@ -1,7 +1,7 @@
 import PostalMime from 'postal-mime';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { signupWithProject, type Client, type TestApi } from '../support/api';
 import { emailTag, SesServer } from '../support/ses-server';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { startTestStack, type TestStack } from '../support/stack';
 
 /** Polls the email records until none is QUEUED. */
 async function settled(api: TestApi, ids: string[], timeoutMs = 30_000) {
@@ -17,9 +17,8 @@ async function settled(api: TestApi, ids: string[], timeoutMs = 30_000) {
 
 describe('POST /v1/send through SES', () => {
   let ses: SesServer;
-  let temporal: TestTemporal;
+  let stack: TestStack;
   let api: TestApi;
-  let worker: TestWorker;
   let client: Client;
   let key: string;
   let projectId: string;
@@ -29,15 +28,11 @@ describe('POST /v1/send through SES', () => {
     process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
     process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
     const env = { SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, TEMPORAL_TASK_QUEUE: 'send-test' };
-    temporal = await connectTestTemporal();
-    api = await startApi({ env, temporal: temporal.client });
-    worker = await startTestWorker(api.dataSource, env);
-    client = new Client(api.url);
+    stack = await startTestStack(env);
+    ({ api, client } = stack);
   });
   afterAll(async () => {
-    await worker.close();
-    await api.close();
-    await temporal.close();
+    await stack.close();
     await ses.close();
   });
   beforeEach(async () => {
@@ -88,7 +83,7 @@ describe('POST /v1/send through SES', () => {
     ]);
     const events = await api.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND name = 'email.sent'`, [projectId]);
     expect(events[0].n).toBe(2);
-    const description = await temporal.client.workflow.getHandle(`email/${ids[0]}`).describe();
+    const description = await stack.temporal.client.workflow.getHandle(`email/${ids[0]}`).describe();
     expect(description.type).toBe('deliverEmail');
   });
 
