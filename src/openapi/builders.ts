@@ -73,6 +73,10 @@ export function queryParam(name: string, description: string, schema: Schema): P
 }
 
 /** An example of the SPEC error envelope carrying `code`. */
+/** The `dir` query parameter of sorted lists: `desc` by default, anything else falls back to it. */
+export const sortDirParam = (): Parameter =>
+  queryParam('dir', 'Sort direction; an unrecognised value falls back to `desc`.', { type: 'string', enum: ['desc', 'asc'], default: 'desc' });
+
 export function errorExample(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   return {
     success: false,

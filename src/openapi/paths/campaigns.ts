@@ -14,6 +14,7 @@ import {
   queryParam,
   rateLimitHeaders,
   schemaRef,
+  sortDirParam,
   uuid,
 } from '../builders';
 import type { PathModule, Response, Schema } from '../types';
@@ -160,7 +161,7 @@ export const pathModule: PathModule = {
           queryParam('status', 'Only campaigns in this status (case-insensitive).', { type: 'string', enum: statuses }),
           queryParam('search', 'Case-insensitive substring of the name, subject or sender address.', { type: 'string' }),
           queryParam('sort', 'Sort key; `name` sorts case-insensitively.', { type: 'string', enum: ['createdAt', 'name', 'updatedAt'], default: 'createdAt' }),
-          queryParam('dir', 'Sort direction.', { type: 'string', enum: ['desc', 'asc'], default: 'desc' }),
+          sortDirParam(),
         ],
         responses: {
           '200': jsonResponse('A page of campaigns.', offsetPage(schemaRef('Campaign')), okHeaders),

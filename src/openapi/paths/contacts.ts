@@ -15,6 +15,7 @@ import {
   queryParam,
   rateLimitHeaders,
   schemaRef,
+  sortDirParam,
   uuid,
 } from '../builders';
 import type { PathModule, Response, Schema } from '../types';
@@ -154,11 +155,7 @@ export const pathModule: PathModule = {
             enum: ['createdAt', 'email'],
             default: 'createdAt',
           }),
-          queryParam('dir', 'Sort direction; an unrecognised value falls back to `desc`.', {
-            type: 'string',
-            enum: ['desc', 'asc'],
-            default: 'desc',
-          }),
+          sortDirParam(),
         ],
         responses: {
           '200': jsonResponse('A page of contacts.', cursorPage(schemaRef('Contact')), okHeaders),

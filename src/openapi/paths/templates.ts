@@ -14,6 +14,7 @@ import {
   queryParam,
   rateLimitHeaders,
   schemaRef,
+  sortDirParam,
   uuid,
 } from '../builders';
 import type { PathModule, Response, Schema } from '../types';
@@ -167,11 +168,7 @@ export const pathModule: PathModule = {
             enum: ['createdAt', 'name', 'updatedAt'],
             default: 'createdAt',
           }),
-          queryParam('dir', 'Sort direction; an unrecognised value falls back to `desc`.', {
-            type: 'string',
-            enum: ['desc', 'asc'],
-            default: 'desc',
-          }),
+          sortDirParam(),
         ],
         responses: {
           '200': jsonResponse('A page of templates.', offsetPage(schemaRef('Template')), okHeaders),
