@@ -6,6 +6,7 @@ import { SegmentsCampaigns1764000000000 } from './1764000000000-segments-campaig
 import { ActivityIndex1764050000000 } from './1764050000000-activity-index';
 import { CampaignAudienceIndex1764060000000 } from './1764060000000-campaign-audience-index';
 import { Workflows1764100000000 } from './1764100000000-workflows';
+import { BillingSecurity1764200000000 } from './1764200000000-billing-security';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   ActivityIndex1764050000000,
   CampaignAudienceIndex1764060000000,
   Workflows1764100000000,
+  BillingSecurity1764200000000,
 ];

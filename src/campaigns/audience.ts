@@ -2,12 +2,13 @@ import type { EntityManager } from 'typeorm';
 import { audienceWhere } from '../conditions/compile';
 import type { Condition } from '../conditions/condition';
 import type { Campaign } from '../entities/campaign';
+import { suppressedSql } from '../sending/suppressions';
 
 /**
  * The audience query module: who a campaign goes to, counted and paged by keyset on
  * contact id (index contacts_project_id_idx), and the email records queued for a page.
  * Eligibility: MARKETING reaches subscribed contacts only; no campaign reaches a
- * suppressed address; contacts created after sending started are left out.
+ * suppressed address or domain; contacts created after sending started are left out.
  */
 
 /** The campaign fields that decide its audience. */
@@ -61,7 +62,7 @@ async function audience(manager: EntityManager, source: AudienceSource, asOf: Da
   const clauses = [
     query.where,
     `c.created_at <= $${query.params.length}`,
-    'NOT EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email = c.email)',
+    `NOT ${suppressedSql('c.project_id', 'c.email')}`,
   ];
   if (source.type === 'MARKETING') clauses.push('c.subscribed');
   return { ...query, where: clauses.join(' AND ') };

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 import { isUuid } from '../http/validate';
 import type { ContactsService } from './contacts-service';
 import { contactIdFromToken } from './links';
+import { suppressedSql } from '../sending/suppressions';
 
 /** What a contact's public pages show. */
 export interface Preferences {
@@ -62,7 +63,7 @@ export class PreferencesService {
   private async load(manager: EntityManager, contactId: string): Promise<Row | undefined> {
     const [row]: Row[] = await manager.query(
       `SELECT c.project_id, p.name AS project_name, c.email, c.subscribed,
-              EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = c.project_id AND s.email = c.email) AS suppressed
+              ${suppressedSql('c.project_id', 'c.email')} AS suppressed
          FROM contacts c JOIN projects p ON p.id = c.project_id
         WHERE c.id = $1`,
       [contactId],

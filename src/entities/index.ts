@@ -1,4 +1,5 @@
 import { ApiKey } from './api-key';
+import { BillingAccount, BillingLimits } from './billing';
 import { Campaign } from './campaign';
 import { Contact } from './contact';
 import { ContactField } from './contact-field';
@@ -11,6 +12,7 @@ import { OutboxMessage } from './outbox-message';
 import { Project } from './project';
 import { ProjectInvite } from './project-invite';
 import { ProjectMember } from './project-member';
+import { ProjectSuspension } from './project-suspension';
 import { Segment } from './segment';
 import { Session } from './session';
 import { Suppression } from './suppression';
@@ -42,16 +44,18 @@ export const entities = [
   Email,
   EmailAttachment,
   Suppression,
+  BillingLimits,
+  BillingAccount,
+  ProjectSuspension,
   Segment,
   Campaign,
-  Workflow,
-  WorkflowStep,
-  WorkflowTransition,
-  WorkflowExecution,
 ];
 
 export {
   ApiKey,
+  BillingAccount,
+  BillingLimits,
+  ProjectSuspension,
   Campaign,
   Segment,
   AuthToken,

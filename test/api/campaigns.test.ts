@@ -70,7 +70,7 @@ class ProjectFixture {
   }
 
   async suppress(email: string) {
-    await this.stack.query(`INSERT INTO suppressions (project_id, email, reason) VALUES ($1, $2, 'MANUAL')`, [this.id, email]);
+    await this.stack.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'MANUAL')`, [this.id, email]);
   }
 
   campaign = (overrides: Record<string, unknown> = {}) => ({

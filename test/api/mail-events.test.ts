@@ -78,7 +78,7 @@ describe('POST /webhooks/mail-events', () => {
   const eventsOf = (contactId: string) =>
     api.dataSource.query('SELECT name, source, data FROM events WHERE contact_id = $1 ORDER BY created_at, name', [contactId]);
   const suppression = async (address: string) =>
-    (await api.dataSource.query('SELECT reason FROM suppressions WHERE project_id = $1 AND email = $2', [projectId, address]))[0];
+    (await api.dataSource.query('SELECT reason FROM suppressions WHERE project_id = $1 AND value = $2', [projectId, address]))[0];
   const subscribed = async (contactId: string) =>
     (await api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [contactId]))[0].subscribed;
 

@@ -67,7 +67,7 @@ describe('subscription pages', () => {
 
   it('resubscribes from the subscribe page, and a suppression stays', async () => {
     const reader = await contact(false);
-    await api.dataSource.query(`INSERT INTO suppressions (project_id, email, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, reader.email]);
+    await api.dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, reader.email]);
     const page = await client.get(`/subscribe/${reader.token}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain('<form method="post">');
@@ -79,7 +79,7 @@ describe('subscription pages', () => {
     expect(answer.body).toContain('bounced or was reported as spam');
     expect(await isSubscribed(reader.id)).toBe(true);
     expect(await eventNames(reader.id)).toEqual(['contact.subscribed']);
-    const suppressions = await api.dataSource.query('SELECT reason FROM suppressions WHERE project_id = $1 AND email = $2', [projectId, reader.email]);
+    const suppressions = await api.dataSource.query('SELECT reason FROM suppressions WHERE project_id = $1 AND value = $2', [projectId, reader.email]);
     expect(suppressions).toEqual([{ reason: 'BOUNCE' }]);
   });
 

@@ -154,7 +154,7 @@ describe('POST /v1/send through SES', () => {
   });
 
   it('does not send to a suppressed address, but does send to an unsubscribed contact', async () => {
-    await api.dataSource.query(`INSERT INTO suppressions (project_id, email, reason) VALUES ($1, 'bounced@example.com', 'BOUNCE')`, [projectId]);
+    await api.dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, 'bounced@example.com', 'BOUNCE')`, [projectId]);
     await client.post('/contacts', { email: 'optout@example.com', subscribed: false }, { key });
     const answer = await send({ to: ['bounced@example.com', 'optout@example.com'], subject: 'x', body: 'y' });
     const [suppressed, unsubscribed] = answer.body.data.emails;

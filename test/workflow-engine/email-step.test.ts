@@ -84,7 +84,7 @@ describe('SEND_EMAIL steps', () => {
       steps: [{ key: 'send', type: 'SEND_EMAIL', config: { subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${domain}`, type: 'TRANSACTIONAL' } }],
     });
     const { contactId, email } = await createContact(dataSource, projectId);
-    await dataSource.query(`INSERT INTO suppressions (project_id, email, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, email]);
+    await dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, email]);
     const started = (await startExecution(deps, { projectId, workflowId, contactId }))!;
     const ended = await until(() => execution(started.id), (row) => row.status === 'COMPLETED');
     expect(ended.context.skipped).toEqual([{ stepId: stepIds.send, reason: 'suppressed', at: expect.any(String) }]);
