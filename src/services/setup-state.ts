@@ -18,6 +18,27 @@ export const SETUP_STEPS: SetupStep[] = [
     isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM projects WHERE id = $1', projectId),
   },
   {
+    id: 'domain_verified',
+    title: 'Verify a sending domain',
+    isDone: (dataSource, projectId) => exists(dataSource, "SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED'", projectId),
+  },
+  {
+    id: 'first_contact',
+    title: 'Add your first contact',
+    isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM contacts WHERE project_id = $1', projectId),
+  },
+  {
+    id: 'first_email',
+    title: 'Send your first email',
+    isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM emails WHERE project_id = $1 AND sent_at IS NOT NULL', projectId),
+  },
+  {
+    id: 'first_campaign',
+    title: 'Send your first campaign',
+    isDone: (dataSource, projectId) =>
+      exists(dataSource, "SELECT 1 FROM campaigns WHERE project_id = $1 AND status IN ('SENDING', 'SENT')", projectId),
+  },
+  {
     id: 'team_invited',
     title: 'Invite a teammate',
     isDone: (dataSource, projectId) =>

@@ -36,7 +36,17 @@ export const pathModule: PathModule = {
   },
   schemas: {
     SetupState: object({
-      steps: arrayOf(object({ id: { type: 'string' }, title: { type: 'string' }, done: { type: 'boolean' } })),
+      steps: described(
+        arrayOf(
+          object({
+            id: { type: 'string', enum: ['project_created', 'domain_verified', 'first_contact', 'first_email', 'first_campaign', 'team_invited'] },
+            title: { type: 'string' },
+            done: { type: 'boolean' },
+          }),
+        ),
+        'Every onboarding step, in order, each read from the stored records: a VERIFIED domain, any contact, an email ' +
+          'actually sent (`sentAt` set, not merely queued), a campaign SENDING or SENT, a member or pending invite besides the owner.',
+      ),
       completed: described({ type: 'boolean' }, 'True when every step is done.'),
     }),
     Member: object({ userId: uuid, email, role: schemaRef('MemberRole'), createdAt: dateTime }),
