@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { BillingLimitExceededError } from '../src/billing/limits';
 import { CsvError } from '../src/jobs/csv';
 import { JobRunner, StaleAttemptError } from '../src/jobs/job-runner';
 import type { ContactsService } from '../src/contacts/contacts-service';
@@ -9,7 +10,10 @@ export function createJobActivities(deps: { dataSource: DataSource; contacts: Co
   const runner = new JobRunner(deps.dataSource, deps.contacts);
   const heartbeat = (processed: number) => Context.current().heartbeat(processed);
 
-  /** Runs one attempt; an attempt overtaken by another one stops without error. */
+  /**
+   * Runs one attempt; an attempt overtaken by another one stops without error. A bad CSV, or
+   * a chunk refused for the contacts cap (rolled back; earlier chunks stay), fails the job for good.
+   */
   const attempt = async (jobId: string, run: (job: NonNullable<Awaited<ReturnType<JobRunner['begin']>>>) => Promise<void>) => {
     const job = await runner.begin(jobId);
     if (!job) return;
@@ -18,6 +22,7 @@ export function createJobActivities(deps: { dataSource: DataSource; contacts: Co
     } catch (err) {
       if (err instanceof StaleAttemptError) throw ApplicationFailure.create({ message: err.message, type: 'StaleAttempt' });
       if (err instanceof CsvError) throw ApplicationFailure.create({ message: err.message, nonRetryable: true });
+      if (err instanceof BillingLimitExceededError) throw ApplicationFailure.create({ message: err.message, type: 'BillingLimitExceeded', nonRetryable: true });
       throw err;
     }
   };

@@ -10,14 +10,19 @@ import { requestId } from './http/middleware/request-id';
 import { activityRouter } from './routes/activity';
 import { apiKeyRouter } from './routes/api-key';
 import { authRouter } from './routes/auth';
+import { billingRouter } from './routes/billing';
+import { billingLimitsRouter } from './routes/billing-limits';
 import { campaignsRouter } from './routes/campaigns';
 import { contactsRouter } from './routes/contacts';
 import { eventsRouter, trackHandler } from './routes/events';
 import { jobsRouter } from './routes/jobs';
 import { mailEventsRouter } from './routes/mail-events';
 import { pagesRouter } from './routes/pages';
+import { paymentsWebhookRouter } from './routes/payments-webhook';
+import { securityRouter } from './routes/security';
 import { segmentsRouter } from './routes/segments';
 import { sendRouter } from './routes/send';
+import { suppressionsRouter } from './routes/suppressions';
 import { docsRouter } from './routes/docs';
 import { domainsRouter } from './routes/domains';
 import { outboxRouter } from './routes/outbox';
@@ -56,6 +61,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(cookieParser());
   app.use('/v1/send', express.json({ limit: SEND_BODY_LIMIT }));
+  app.use('/webhooks/incoming/payments', express.raw({ type: '*/*', limit: BODY_LIMIT }));
   app.use(express.json({ limit: BODY_LIMIT }));
 
   /** Key authentication, the per-project rate limit and Idempotency-Key, in that order. */
@@ -71,12 +77,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(authRouter(services, config, dataSource));
   app.use(usersRouter(services, dataSource));
   app.use(projectsRouter(services, dataSource));
+  app.use(billingRouter(services, dataSource));
+  app.use(securityRouter(services, dataSource));
+  app.use(billingLimitsRouter(services, dataSource));
   app.use('/v1/track', keyed('any'));
   app.post('/v1/track', trackHandler(services.events));
-  app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments', '/workflows'], keyed('secret'));
+  app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments', '/workflows', '/suppressions'], keyed('secret'));
   app.use(apiKeyRouter());
   app.use(jobsRouter(services.jobs));
   app.use(contactsRouter(services.contacts, services.fields));
+  app.use(suppressionsRouter(services.suppressions));
   app.use(eventsRouter(services.events));
   app.use(templatesRouter(services.templates));
   app.use('/campaigns', keyed('secret'));
@@ -91,6 +101,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1/verify', keyed('secret'));
   app.use(verifyRouter(services.verifier));
   app.use(mailEventsRouter(services.mailEvents, config.mailEventsSecret));
+  app.use(paymentsWebhookRouter(services.payments));
   app.use(pagesRouter(services.preferences));
   app.use('/uploads/image', keyed('secret'));
   app.use(uploadsRouter(services.uploads));

@@ -37,9 +37,20 @@ export interface Config {
   uploadsDir: string;
   stripeSecretKey: string | undefined;
   stripeWebhookSecret: string | undefined;
+  /** Where the Stripe client sends its requests; unset = Stripe itself. */
+  stripeApi: StripeApi | undefined;
+  /** The price a checkout subscribes to when the request names none. */
+  stripePriceId: string | undefined;
   sendRatePerSecond: number | undefined;
   logLevel: string;
   version: string;
+}
+
+/** The Stripe API endpoint, as the `stripe` client takes it. */
+export interface StripeApi {
+  host: string;
+  port: number;
+  protocol: 'http' | 'https';
 }
 
 /** A configuration value that cannot be used; start-up stops with its message. */
@@ -79,6 +90,22 @@ function url(env: Env, name: string, fallback?: string): string | undefined {
     throw new ConfigError(`${name} must be a URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** An http(s) origin with no path, split the way the `stripe` client takes it. */
+function stripeApi(env: Env, name: string): StripeApi | undefined {
+  const raw = url(env, name);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (!['http:', 'https:'].includes(parsed.protocol) || parsed.pathname !== '/' || parsed.search || parsed.username) {
+    throw new ConfigError(`${name} must be an http(s) origin such as https://api.stripe.com, got "${raw}"`);
+  }
+  const protocol = parsed.protocol === 'https:' ? 'https' : 'http';
+  return {
+    host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: parsed.port ? Number(parsed.port) : protocol === 'https' ? 443 : 80,
+    protocol,
+  };
 }
 
 function hostPorts(env: Env, name: string): string[] {
@@ -159,6 +186,8 @@ export function loadConfig(env: Env = process.env): Config {
     uploadsDir: path.resolve(str(env, 'UPLOADS_DIR') ?? path.join(dataDir, 'uploads')),
     stripeSecretKey: str(env, 'STRIPE_SECRET_KEY'),
     stripeWebhookSecret: str(env, 'STRIPE_WEBHOOK_SECRET'),
+    stripeApi: stripeApi(env, 'STRIPE_API_BASE'),
+    stripePriceId: str(env, 'STRIPE_PRICE_ID'),
     sendRatePerSecond: sendRate === undefined ? undefined : Number(sendRate),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     version: (require('../package.json') as { version: string }).version,

@@ -53,7 +53,8 @@ function reason(err: unknown): string {
  * `campaign/<campaignId>`: waits for `scheduledFor`, starts sending (audience resolved now),
  * then sends batch after batch, each taking at least as long as the project's send rate
  * asks, until the audience is exhausted, and marks the campaign SENT. A cancel (API or
- * Temporal UI) or a failure stops it as CANCELLED: nobody not yet attempted gets it.
+ * Temporal UI) or a failure stops it as CANCELLED: nobody not yet attempted gets it. A batch
+ * may stop it itself (emails cap reached, project suspended): the run then ends at once.
  */
 export async function sendCampaign(input: SendCampaignInput): Promise<CampaignOutcome> {
   let progress: CampaignProgress | undefined;

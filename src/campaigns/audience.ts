@@ -113,6 +113,18 @@ export async function queueEmails(manager: EntityManager, campaign: Campaign, co
   );
 }
 
+/** The contacts among `contactIds` that have no email of the campaign yet, in contact id order. */
+export async function contactsWithoutEmail(manager: EntityManager, campaignId: string, contactIds: string[]): Promise<string[]> {
+  if (contactIds.length === 0) return [];
+  const rows: { id: string }[] = await manager.query(
+    `SELECT c.id FROM unnest($2::uuid[]) AS c(id)
+      WHERE NOT EXISTS (SELECT 1 FROM emails e WHERE e.campaign_id = $1 AND e.contact_id = c.id)
+      ORDER BY c.id`,
+    [campaignId, contactIds],
+  );
+  return rows.map((row) => row.id);
+}
+
 /**
  * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`]:
  * those of a page just queued, or left over by an attempt that stopped part way.

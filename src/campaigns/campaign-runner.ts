@@ -1,10 +1,12 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { describeLimit, formatted, lockedUsage } from '../billing/limits';
 import type { Config } from '../config';
 import { Campaign } from '../entities/campaign';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import { EmailNotFoundError, type Delivery } from '../sending/delivery';
-import { audiencePage, countAudience, queuedEmails, queueEmails } from './audience';
+import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails } from './audience';
+import { suspensionReason } from '../reputation/reputation-queries';
 import { countSendingCampaigns, deliveryAttempts, finishCampaign, stopCampaign } from './campaign-queries';
 
 /** Contacts per batch when the project's send rate is not limited. */
@@ -29,7 +31,7 @@ export interface BatchRequest extends SendingPlan {
 
 /** What one batch did. */
 export interface BatchResult {
-  /** The campaign is no longer SENDING (cancelled): nothing was queued. */
+  /** The campaign is no longer SENDING: it was cancelled (nothing was queued), or this batch stopped it (suspended project, emails cap reached). */
   stopped: boolean;
   /** Contacts in the page; fewer than the batch size means the audience is exhausted. */
   contacts: number;
@@ -66,20 +68,32 @@ export class CampaignRunner {
 
   /**
    * Queues the next page of the audience (only while the campaign is SENDING, checked under
-   * a lock that cancelling waits for), then delivers the page's emails still QUEUED.
+   * a lock that cancelling waits for), then delivers the page's emails still QUEUED. A
+   * suspended project, or the project's emails cap, stops the campaign: with a cap, only as
+   * many of the page are queued as the period has emails left (under the cap's lock), those
+   * are delivered, and the campaign ends CANCELLED with the reason.
    */
   async sendBatch(request: BatchRequest, heartbeat: () => void): Promise<BatchResult> {
     const queued = await this.dataSource.transaction(async (manager) => {
       const campaign = await manager.findOne(Campaign, { where: { id: request.campaignId }, lock: { mode: 'pessimistic_read' } });
       if (!campaign || campaign.status !== 'SENDING') return undefined;
+      const suspended = await suspensionReason(manager, campaign.projectId);
+      if (suspended !== undefined) {
+        return { projectId: campaign.projectId, contacts: 0, lastContactId: null, emailIds: [], stopReason: `Stopped: the project is suspended (${suspended})` };
+      }
       const page = await audiencePage(manager, campaign, new Date(request.audienceAsOf), request.afterContactId, request.batchSize);
       const lastContactId = page.length > 0 ? page[page.length - 1] : null;
-      await queueEmails(manager, campaign, page);
+      const allowed = await this.withinEmailLimit(manager, campaign, page);
+      await queueEmails(manager, campaign, allowed.contactIds);
       const emailIds = lastContactId ? await queuedEmails(manager, campaign.id, request.afterContactId, lastContactId) : [];
-      return { projectId: campaign.projectId, contacts: page.length, lastContactId, emailIds };
+      return { projectId: campaign.projectId, contacts: page.length, lastContactId, emailIds, stopReason: allowed.stopReason };
     });
     if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
     const attempted = await this.deliverAll(queued.emailIds, heartbeat);
+    if (queued.stopReason) {
+      await this.stop(request.campaignId, queued.stopReason);
+      return { stopped: true, contacts: queued.contacts, lastContactId: queued.lastContactId, attempted, minDurationMs: 0 };
+    }
     return {
       stopped: false,
       contacts: queued.contacts,
@@ -87,6 +101,22 @@ export class CampaignRunner {
       attempted,
       minDurationMs: await this.minDurationMs(queued.projectId, attempted),
     };
+  }
+
+  /**
+   * The contacts of the page to queue under the project's emails cap (whose lock it takes):
+   * those without the campaign's email yet, as many as the period has left. When some are
+   * left out, the reason the campaign stops. A retried batch finds its earlier emails queued
+   * and counted, and adds nobody twice.
+   */
+  private async withinEmailLimit(manager: EntityManager, campaign: Campaign, page: string[]): Promise<{ contactIds: string[]; stopReason?: string }> {
+    const usage = await lockedUsage(manager, campaign.projectId, 'emails');
+    if (!usage) return { contactIds: page };
+    const fresh = await contactsWithoutEmail(manager, campaign.id, page);
+    if (fresh.length <= usage.remaining) return { contactIds: fresh };
+    const contactIds = fresh.slice(0, usage.remaining);
+    const used = formatted(usage.used + contactIds.length);
+    return { contactIds, stopReason: `Stopped: the project reached its billing limit of ${describeLimit(usage)} (${used} used)` };
   }
 
   /** Marks the campaign SENT unless it was cancelled meanwhile. */

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { assertEmailsLeft, assertWithinEmailLimit } from '../billing/limits';
 import { assertVerifiedSender } from '../domains/sender-check';
 import { Email } from '../entities/email';
 import type { Campaign } from '../entities/campaign';
@@ -35,6 +36,7 @@ export class CampaignSending {
   /**
    * Sends a DRAFT campaign now (SENDING) or schedules it (SCHEDULED) when `scheduledFor` is in
    * the future. The workflow starts before the status commits: a failed start changes nothing.
+   * Sending now with the project's emails cap used up is refused (403 `BILLING_LIMIT_EXCEEDED`).
    */
   async send(projectId: string, id: string, scheduledFor: Date | null): Promise<SendOutcome> {
     return this.dataSource.transaction(async (manager) => {
@@ -42,6 +44,7 @@ export class CampaignSending {
       if (campaign.status !== 'DRAFT') throw invalidState(campaign, 'sent; only a DRAFT can be');
       await assertSendable(manager, projectId, campaign);
       const later = scheduledFor !== null && scheduledFor.getTime() > Date.now();
+      if (!later) await assertEmailsLeft(manager, projectId);
       campaign.status = later ? 'SCHEDULED' : 'SENDING';
       campaign.scheduledFor = scheduledFor;
       campaign.stoppedReason = null;
@@ -74,7 +77,7 @@ export class CampaignSending {
   /**
    * Sends the campaign to one address, subject prefixed `[Test] `, as a one-off email record
    * (source TEST, no contact, no campaign id: the campaign's counters never see it) delivered
-   * by the transactional delivery workflow `email/<emailId>`.
+   * by the transactional delivery workflow `email/<emailId>`. It counts against the emails cap.
    */
   async test(projectId: string, id: string, to: string): Promise<void> {
     const campaign = await findCampaign(this.dataSource.manager, projectId, id);
@@ -102,6 +105,7 @@ export class CampaignSending {
           attempts: 0,
         }),
       );
+      await assertWithinEmailLimit(manager, projectId, 1);
       await client.workflow
         .start('deliverEmail', { taskQueue: this.taskQueue, workflowId: `email/${email.id}`, args: [email.id] })
         .catch((err: unknown) => {

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { assertWithinContactLimit } from '../billing/limits';
 import { Contact } from '../entities/contact';
 import type { EventDispatcher } from '../events/dispatcher';
 import { withEvents, type EventTransaction, type NewEvent } from '../events/event-store';
@@ -84,7 +85,8 @@ export class ContactsService {
 
   /**
    * Creates or updates a batch of contacts (patches already parsed) inside a caller's
-   * transaction; a later item for the same email is merged into the earlier one.
+   * transaction; a later item for the same email is merged into the earlier one. Creating
+   * contacts past the project's contacts cap throws BillingLimitExceededError (403).
    */
   async upsertMany(
     tx: EventTransaction,
@@ -113,6 +115,8 @@ export class ContactsService {
       tx.afterCommit(() => knownFields.remember(projectId, unknown));
     }
     const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
+    const created = outcomes.filter((outcome) => outcome.isNew).length;
+    if (created > 0) await assertWithinContactLimit(tx.manager, projectId, created);
     await tx.record(subscriptionEvents(projectId, outcomes));
     tx.afterCommit(() => this.dispatcher.contactsChanged(projectId, outcomes.map((outcome) => outcome.id)));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));

@@ -1,6 +1,7 @@
 import type { ContactsService } from '../contacts/contacts-service';
 import { ApiError, badRequest } from '../http/errors';
 import { logger } from '../logger';
+import type { ReputationService } from '../reputation/reputation-service';
 import { applyMailEvent, type EmailChange } from './apply-mail-event';
 import { parseSesEvent } from './ses-event';
 import { isSnsUrl, type SnsMessage } from './sns-message';
@@ -10,6 +11,9 @@ import type { SnsSignatureVerifier } from './sns-signature';
 export type MailEventResult =
   | { outcome: 'applied'; change: EmailChange }
   | { outcome: 'duplicate' | 'unmatched' | 'confirmed' | 'ignored' };
+
+/** Mail events that count against a project's reputation when they first happen to an email. */
+const REPUTATION_EVENTS = new Set(['Bounce', 'Complaint']);
 
 /** Confirms an SNS subscription by visiting its SubscribeURL. */
 export type SubscriptionConfirmer = (subscribeUrl: string) => Promise<void>;
@@ -24,13 +28,16 @@ export const confirmByGet: SubscriptionConfirmer = async (subscribeUrl) => {
 
 /**
  * Receives Amazon SNS messages carrying SES events: confirms the topic subscription, and
- * applies each notification once (by SNS MessageId) to the email it is about.
+ * applies each notification once (by SNS MessageId) to the email it is about. After a
+ * permanent bounce or a complaint, the project's reputation is checked (when a
+ * ReputationService is given), which may suspend it.
  */
 export class MailEventsService {
   constructor(
     private readonly contacts: ContactsService,
     private readonly verifier: SnsSignatureVerifier | undefined,
     private readonly confirm: SubscriptionConfirmer = confirmByGet,
+    private readonly reputation?: ReputationService,
   ) {}
 
   /** Handles one SNS message; 403 when signatures are checked and this one's is not valid. */
@@ -44,8 +51,25 @@ export class MailEventsService {
       case 'UnsubscribeConfirmation':
         logger.warn({ topicArn: message.TopicArn }, 'the SNS topic unsubscribed the mail events webhook');
         return { outcome: 'ignored' };
-      case 'Notification':
-        return this.apply(message);
+      case 'Notification': {
+        const result = await this.apply(message);
+        if (result.outcome === 'applied') await this.checkReputation(result.change);
+        return result;
+      }
+    }
+  }
+
+  /**
+   * Checks the project's rates once a bounce or complaint that counts (it set `bounced_at`
+   * or `complained_at`) has committed. A failed check is logged, never failing the
+   * webhook: SNS would deliver the notification again, and it would then be a duplicate.
+   */
+  private async checkReputation(change: EmailChange): Promise<void> {
+    if (!this.reputation || !change.firstOccurrence || !REPUTATION_EVENTS.has(change.eventType)) return;
+    try {
+      await this.reputation.evaluate(change.projectId);
+    } catch (err) {
+      logger.error({ err, projectId: change.projectId }, 'could not check the project reputation after a mail event');
     }
   }
 
@@ -66,7 +90,8 @@ export class MailEventsService {
   /**
    * Applies a notification in one transaction with its receipt: a notification delivered
    * again finds its receipt and changes nothing. Whatever else a mail event moves (such as
-   * campaign counters) belongs in this transaction, driven by the returned change.
+   * campaign counters) belongs in this transaction, driven by the returned change; only
+   * the reputation check runs after the commit, so that its rates include this event.
    */
   private async apply(message: SnsMessage): Promise<MailEventResult> {
     const event = parseSesEvent(message.Message);

@@ -153,7 +153,7 @@ const responses: Record<string, Response> = {
       },
     },
   ),
-  Forbidden: errorResponse(403, 'FORBIDDEN', 'Not allowed for the caller; a disabled project answers `PROJECT_DISABLED`', {
+  Forbidden: errorResponse(403, 'FORBIDDEN', 'Not allowed for the caller; a disabled project answers `PROJECT_DISABLED`, work past a billing limit `BILLING_LIMIT_EXCEEDED`', {
     message: 'Only an OWNER or ADMIN may do this',
   }),
   NotFound: errorResponse(

@@ -4,6 +4,8 @@ import { overview } from './overview';
 import * as activity from './paths/activity';
 import * as apiKey from './paths/api-key';
 import * as auth from './paths/auth';
+import * as billing from './paths/billing';
+import * as billingLimits from './paths/billing-limits';
 import * as campaigns from './paths/campaigns';
 import * as contacts from './paths/contacts';
 import * as domains from './paths/domains';
@@ -13,7 +15,9 @@ import * as mailEvents from './paths/mail-events';
 import * as outbox from './paths/outbox';
 import * as pages from './paths/pages';
 import * as projects from './paths/projects';
+import * as security from './paths/security';
 import * as segments from './paths/segments';
+import * as suppressions from './paths/suppressions';
 import * as system from './paths/system';
 import * as templates from './paths/templates';
 import * as track from './paths/track';
@@ -30,6 +34,7 @@ const PATH_MODULES: PathModule[] = [
   track,
   verify,
   contacts,
+  suppressions,
   jobs,
   events,
   templates,
@@ -44,6 +49,9 @@ const PATH_MODULES: PathModule[] = [
   auth,
   users,
   projects,
+  security,
+  billingLimits,
+  billing,
   outbox,
 ].map((module) => module.pathModule);
 

@@ -25,7 +25,9 @@ Errors use one envelope (schema \`ErrorResponse\`):
 422 \`VALIDATION_ERROR\` with one entry per field in \`error.errors\`; nothing is written by a request that fails
 validation. A few contact, segment and template checks answer 400 with the bare body \`{ error }\`
 (schema \`BareError\`). Malformed JSON is 400 \`BAD_REQUEST\`; a body over the limit (40 MB on \`/v1/send\`,
-1 MB elsewhere) is 413 \`PAYLOAD_TOO_LARGE\`.
+1 MB elsewhere) is 413 \`PAYLOAD_TOO_LARGE\`. Work past one of the project's billing limits (emails per month, contacts
+stored; see "Billing limits") is refused with 403 \`BILLING_LIMIT_EXCEEDED\`, \`error.details\` =
+\`{ category, limit, used, requested, period: { start, end } }\`, and nothing of the request is stored.
 
 ## Rate limits
 

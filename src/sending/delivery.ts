@@ -9,10 +9,14 @@ import { Email, EmailAttachment } from '../entities/email';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
+import { suspensionReason } from '../reputation/reputation-queries';
 import { isSuppressed } from './suppressions';
 
-/** How one delivery attempt ended. */
-export type DeliveryOutcome = 'SENT' | 'SUPPRESSED' | 'MISSING' | 'ALREADY_HANDLED';
+/** How one delivery attempt ended. `PROJECT_DISABLED`: the project is suspended, so the email was marked FAILED. */
+export type DeliveryOutcome = 'SENT' | 'SUPPRESSED' | 'PROJECT_DISABLED' | 'MISSING' | 'ALREADY_HANDLED';
+
+/** The FAILED reason of an email whose project was suspended before it went out. */
+const PROJECT_SUSPENDED_REASON = 'Not sent: the project is suspended';
 
 /** An email record that is not there (yet); its transaction may still be committing. */
 export class EmailNotFoundError extends Error {}
@@ -39,6 +43,7 @@ function withUnsubscribe(message: OutgoingMessage, unsubscribeUrl: string, bodyH
 /**
  * Renders and sends one stored email through the Mailer, at most once per record:
  * a record that is no longer QUEUED is left alone, so a retried activity does not send again.
+ * The email of a disabled project is marked FAILED instead.
  */
 export class Delivery {
   constructor(
@@ -52,6 +57,10 @@ export class Delivery {
     const email = await this.dataSource.getRepository(Email).findOneBy({ id: emailId });
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
     if (email.status !== 'QUEUED') return 'ALREADY_HANDLED';
+    if ((await suspensionReason(this.dataSource.manager, email.projectId)) !== undefined) {
+      await this.fail(email, PROJECT_SUSPENDED_REASON);
+      return 'PROJECT_DISABLED';
+    }
     if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) {
       await this.dataSource.getRepository(Email).update({ id: emailId, status: 'QUEUED' }, { status: 'SUPPRESSED' });
       return 'SUPPRESSED';

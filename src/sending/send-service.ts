@@ -1,7 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { marked } from 'marked';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { assertWithinEmailLimit } from '../billing/limits';
 import type { ContactsService } from '../contacts/contacts-service';
+import type { UpsertOutcome } from '../contacts/contacts-queries';
+import { parseDataPatch } from '../contacts/data-rules';
 import { assertVerifiedSender } from '../domains/sender-check';
 import { Email, EmailAttachment } from '../entities/email';
 import { Template } from '../entities/template';
@@ -29,8 +32,10 @@ interface Message {
 
 /**
  * `/v1/send`: resolves the template and overrides, checks the sender domain and the
- * Liquid syntax once, then per recipient upserts the contact, stores the email record
- * and starts its delivery workflow `email/<emailId>`.
+ * Liquid syntax once, then in one transaction upserts every recipient's contact, stores
+ * their email records, checks the project's emails cap (403 `BILLING_LIMIT_EXCEEDED`) and
+ * starts each delivery workflow `email/<emailId>`: the whole request commits or nothing
+ * of it does, and a workflow whose record never committed ends without sending.
  */
 export class SendService {
   constructor(
@@ -42,9 +47,25 @@ export class SendService {
 
   async send(projectId: string, request: SendRequest): Promise<SentRecipient[]> {
     const message = await this.message(projectId, request);
-    const sent: SentRecipient[] = [];
-    for (const recipient of request.to) sent.push(await this.sendTo(projectId, request, message, recipient));
-    return sent;
+    return this.contacts.transaction(async (tx) => {
+      const patch = parseDataPatch(request.data);
+      const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
+      const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
+      const emails: Email[] = [];
+      for (const [i, recipient] of request.to.entries()) {
+        emails.push(await this.store(tx.manager, projectId, request, message, recipient, contacts[i], patch.transient));
+      }
+      const queued = emails.filter((email) => email.status === 'QUEUED');
+      // Before the workflows start: waiting for the cap's lock must never stretch the time a
+      // started workflow waits for its record to commit.
+      if (queued.length > 0) await assertWithinEmailLimit(tx.manager, projectId, queued.length);
+      for (const email of queued) await this.startDelivery(email.id);
+      return emails.map((email, i) => ({
+        contact: { id: contacts[i].id, email: contacts[i].email },
+        email: email.id,
+        status: email.status as SentRecipient['status'],
+      }));
+    });
   }
 
   /** Merges the template (if any) with the request's overrides and checks what every recipient shares. */
@@ -70,12 +91,19 @@ export class SendService {
     return { subject, body, from, replyTo: request.replyTo ?? template?.replyTo ?? null, type: template?.type ?? 'TRANSACTIONAL', templateId: template?.id ?? null };
   }
 
-  /** One recipient: contact upsert, email record, delivery workflow, committed together or not at all. */
-  private async sendTo(projectId: string, request: SendRequest, message: Message, recipient: Recipient): Promise<SentRecipient> {
-    return this.contacts.transaction(async (tx) => {
-      const { outcome: contact, patch } = await this.contacts.upsertIn(tx, projectId, { email: recipient.email, data: request.data, subscribed: request.subscribed }, false);
-      const suppressed = await isSuppressed(tx.manager, projectId, contact.email);
-      const email = tx.manager.create(Email, {
+  /** Stores one recipient's email record (QUEUED, or SUPPRESSED for a suppressed address) and its attachments. */
+  private async store(
+    manager: EntityManager,
+    projectId: string,
+    request: SendRequest,
+    message: Message,
+    recipient: Recipient,
+    contact: UpsertOutcome,
+    variables: Record<string, unknown>,
+  ): Promise<Email> {
+    const suppressed = await isSuppressed(manager, projectId, contact.email);
+    const email = await manager.save(
+      manager.create(Email, {
         projectId,
         contactId: contact.id,
         templateId: message.templateId,
@@ -89,27 +117,24 @@ export class SendService {
         subject: message.subject,
         body: message.body,
         headers: request.headers,
-        variables: patch.transient,
+        variables,
         status: suppressed ? 'SUPPRESSED' : 'QUEUED',
         attempts: 0,
-      });
-      await tx.manager.save(email);
-      if (!suppressed) {
-        if (request.attachments.length > 0) {
-          await tx.manager.insert(
-            EmailAttachment,
-            request.attachments.map((attachment, position) => ({ emailId: email.id, position, ...attachment })),
-          );
-        }
-        await this.startDelivery(email.id);
-      }
-      return { contact: { id: contact.id, email: contact.email }, email: email.id, status: email.status as SentRecipient['status'] };
-    });
+      }),
+    );
+    if (!suppressed && request.attachments.length > 0) {
+      await manager.insert(
+        EmailAttachment,
+        request.attachments.map((attachment, position) => ({ emailId: email.id, position, ...attachment })),
+      );
+    }
+    return email;
   }
 
   /**
    * Starts `email/<emailId>` before the record commits: if the start fails nothing is
-   * stored; if the commit fails, the workflow finds no record and ends.
+   * stored; if the commit fails, the workflow finds no record and ends (delivery retries a
+   * missing record a few times, then gives up as MISSING without sending).
    */
   private async startDelivery(emailId: string): Promise<void> {
     if (!this.temporal) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly');

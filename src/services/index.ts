@@ -3,6 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Mailer } from '../mailer/types';
 import { ActivityService } from '../activity/activity-service';
+import { BillingLimitsService } from '../billing/limits-service';
+import { PaymentsService } from '../billing/payments-service';
+import { createStripeClient } from '../billing/stripe-client';
 import { CampaignSending } from '../campaigns/campaign-sending';
 import { CampaignsService } from '../campaigns/campaigns-service';
 import { ContactsService } from '../contacts/contacts-service';
@@ -12,10 +15,12 @@ import type { EventDispatcher } from '../events/dispatcher';
 import { createDomainsService } from '../domains/domains-service';
 import { EventsService } from '../events/events-service';
 import { JobsService } from '../jobs/jobs-service';
-import { MailEventsService } from '../mail-events/mail-events-service';
+import { confirmByGet, MailEventsService } from '../mail-events/mail-events-service';
 import { SnsSignatureVerifier } from '../mail-events/sns-signature';
+import { ReputationService } from '../reputation/reputation-service';
 import { SegmentsService } from '../segments/segments-service';
 import { SendService } from '../sending/send-service';
+import { SuppressionsService } from '../suppressions/suppressions-service';
 import { UploadsService } from '../uploads/uploads-service';
 import { TemplatesService } from '../templates/templates-service';
 import { EmailVerifier } from '../verify/verifier';
@@ -41,6 +46,7 @@ export function createServices(deps: AppDeps) {
   const emails = new AccountEmails(deps.config, deps.mailer);
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
   const fields = new FieldsService(deps.dataSource);
+  const reputation = new ReputationService(deps.dataSource);
   return {
     contacts,
     fields,
@@ -51,12 +57,16 @@ export function createServices(deps: AppDeps) {
     campaignSending: new CampaignSending(deps.dataSource, deps.temporal, deps.config.taskQueue),
     segments: new SegmentsService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
-    mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined),
+    mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined, confirmByGet, reputation),
+    reputation,
+    suppressions: new SuppressionsService(deps.dataSource),
     preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
     uploads: new UploadsService(deps.config),
     domains: createDomainsService(deps.config, deps.dataSource),
     auth: new AuthService(deps.dataSource, deps.config, emails),
     projects: new ProjectsService(deps.dataSource),
+    payments: new PaymentsService(deps.dataSource, deps.config, createStripeClient(deps.config)),
+    billingLimits: new BillingLimitsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),
     activity: new ActivityService(deps.dataSource),
     workflows: new WorkflowsService(deps.dataSource, fields),

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ExecutionRef } from '../../workflows/contact-workflow';
+import { assertWithinEmailLimit, BillingLimitExceededError } from '../billing/limits';
 import { findContact } from '../contacts/contacts-queries';
 import { assertVerifiedSender } from '../domains/sender-check';
 import { Email } from '../entities/email';
@@ -27,7 +28,8 @@ export interface SendEmailConfig {
 /** What a SEND_EMAIL step did. */
 export interface EmailStepResult {
   emailId: string;
-  outcome: 'SENT' | 'SKIPPED' | 'SUPPRESSED' | 'ALREADY_HANDLED' | 'NOT_ACTIVE';
+  /** `PROJECT_DISABLED`: the project was suspended before the email went out; the email is FAILED. */
+  outcome: 'SENT' | 'SKIPPED' | 'SUPPRESSED' | 'PROJECT_DISABLED' | 'ALREADY_HANDLED' | 'NOT_ACTIVE';
   skipped?: SkipReason;
 }
 
@@ -45,8 +47,9 @@ interface StepMessage {
 /**
  * SEND_EMAIL: writes the step's one email record (its id derived from execution and step,
  * so a retry finds the record instead of writing another) and delivers it through Delivery,
- * which sends a record at most once. Suppressed addresses, and unsubscribed contacts for
- * MARKETING mail, are skipped and the skip is recorded on the execution.
+ * which sends a record at most once. Suppressed addresses, unsubscribed contacts for
+ * MARKETING mail, and emails past the project's emails cap are skipped and the skip is
+ * recorded on the execution, which goes on.
  */
 export class EmailStep {
   constructor(
@@ -72,30 +75,40 @@ export class EmailStep {
     return { emailId, outcome: await this.deliver(emailId) };
   }
 
-  /** Checks sender, suppression and subscription, then writes the QUEUED record; the reason when the step is skipped instead. */
+  /**
+   * Checks sender, suppression and subscription, then writes the QUEUED record, in one
+   * transaction that the project's emails cap rolls back; the reason when the step is skipped instead.
+   */
   private async queue(execution: ExecutionRef, emailId: string, config: SendEmailConfig): Promise<SkipReason | undefined> {
-    const { manager } = this.dataSource;
     const message = await this.message(execution.projectId, config);
-    const contact = await findContact(manager, execution.projectId, execution.contactId);
-    if (!contact) return 'contact_deleted';
     try {
-      await assertVerifiedSender(manager, execution.projectId, message.from);
+      return await this.dataSource.transaction(async (manager) => {
+        const contact = await findContact(manager, execution.projectId, execution.contactId);
+        if (!contact) return 'contact_deleted';
+        try {
+          await assertVerifiedSender(manager, execution.projectId, message.from);
+        } catch (err) {
+          if (err instanceof ApiError) throw new PermanentStepError(err.message);
+          throw err;
+        }
+        if (await isSuppressed(manager, execution.projectId, contact.email)) return 'suppressed';
+        if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
+        const inserted: unknown[] = await manager.query(
+          `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", from_name, reply_to, subject, body, variables, status)
+           VALUES ($1, $2, $3, $4, 'WORKFLOW', $5, $6, $7, $8, $9, $10, $11, $12, 'QUEUED')
+           ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [
+            emailId, execution.projectId, contact.id, message.templateId, message.type, contact.email, message.from, message.fromName,
+            message.replyTo, message.subject, message.body, JSON.stringify({ ...execution.eventData, ...execution.context }),
+          ],
+        );
+        if (inserted.length > 0) await assertWithinEmailLimit(manager, execution.projectId, 1);
+        return undefined;
+      });
     } catch (err) {
-      if (err instanceof ApiError) throw new PermanentStepError(err.message);
+      if (err instanceof BillingLimitExceededError) return 'billing_limit';
       throw err;
     }
-    if (await isSuppressed(manager, execution.projectId, contact.email)) return 'suppressed';
-    if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
-    await manager.query(
-      `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", from_name, reply_to, subject, body, variables, status)
-       VALUES ($1, $2, $3, $4, 'WORKFLOW', $5, $6, $7, $8, $9, $10, $11, $12, 'QUEUED')
-       ON CONFLICT (id) DO NOTHING`,
-      [
-        emailId, execution.projectId, contact.id, message.templateId, message.type, contact.email, message.from, message.fromName,
-        message.replyTo, message.subject, message.body, JSON.stringify({ ...execution.eventData, ...execution.context }),
-      ],
-    );
-    return undefined;
   }
 
   /** The template's message, or the inline one; a template that no longer exists fails the step. */

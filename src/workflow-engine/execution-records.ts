@@ -10,7 +10,7 @@ export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
 export type FinalStatus = Exclude<ExecutionStatus, ActiveStatus>;
 
 /** Why a SEND_EMAIL step sent nothing, as recorded in the execution's `context.skipped`. */
-export type SkipReason = 'suppressed' | 'unsubscribed' | 'contact_deleted';
+export type SkipReason = 'suppressed' | 'unsubscribed' | 'contact_deleted' | 'billing_limit';
 
 /** Whether an execution is still RUNNING or WAITING (false when it ended or does not exist). */
 export async function isExecutionActive(manager: EntityManager, executionId: string): Promise<boolean> {

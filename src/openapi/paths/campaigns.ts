@@ -240,7 +240,9 @@ export const pathModule: PathModule = {
           'Only a `DRAFT` can be sent (409 `INVALID_STATE`). Without `scheduledFor` (or null, or a past time) it is sent now: ' +
           '`SENDING`, message `Campaign is being sent`. A future time schedules it: `SCHEDULED`, the message names the time. ' +
           'Any value a date parser reads is accepted; an unparseable one is a 400. The sender domain and the audience are ' +
-          'checked again. 503 when the workflow could not be started; nothing changed then.',
+          'checked again. 503 when the workflow could not be started; nothing changed then. Sending now when the project has no ' +
+          'email left under its billing limit is 403 `BILLING_LIMIT_EXCEEDED`; a campaign that reaches the limit while sending ' +
+          'stops as `CANCELLED` with a `stoppedReason` naming it (see Billing limits).',
         requestBody: {
           required: false,
           content: { 'application/json': { schema: object({ scheduledFor: nullable({ ...dateTime }, 'When to send; omit or null for now.') }, []) } },
@@ -294,7 +296,8 @@ export const pathModule: PathModule = {
         description:
           'Sends the campaign to one address with the subject prefixed `[Test] `. No contact is created and the counters do not ' +
           'move: it is a one-off email (source `TEST`) delivered like `/v1/send` mail, rendered with no contact data (variables ' +
-          'render empty or as their fallback; no unsubscribe link).',
+          'render empty or as their fallback; no unsubscribe link). It counts against the billing limit on emails: past it, ' +
+          '403 `BILLING_LIMIT_EXCEEDED`.',
         requestBody: jsonBody(object({ email })),
         responses: {
           '200': jsonResponse('Queued for delivery.', schemaRef('Success'), { ...okHeaders, example: { success: true } }),
