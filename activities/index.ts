@@ -8,6 +8,7 @@ import { Delivery } from '../src/sending/delivery';
 import { createCampaignActivities } from './campaigns';
 import { createDeliveryActivities } from './delivery';
 import { createDomainActivities } from './domains';
+import { createEventActivities } from './events';
 import { createHousekeepingActivities } from './housekeeping';
 import { createJobActivities } from './jobs';
 import { createSegmentActivities } from './segments';
@@ -28,6 +29,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createHousekeepingActivities(deps),
     ...createDomainActivities(deps),
+    ...createEventActivities(deps),
     ...createJobActivities({ dataSource: deps.dataSource, contacts }),
     ...createSegmentActivities({ dataSource: deps.dataSource, contacts }),
     ...createDeliveryActivities(delivery),

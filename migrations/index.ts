@@ -7,6 +7,7 @@ import { ActivityIndex1764050000000 } from './1764050000000-activity-index';
 import { CampaignAudienceIndex1764060000000 } from './1764060000000-campaign-audience-index';
 import { Workflows1764100000000 } from './1764100000000-workflows';
 import { BillingSecurity1764200000000 } from './1764200000000-billing-security';
+import { EventDispatches1764300000000 } from './1764300000000-event-dispatches';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   CampaignAudienceIndex1764060000000,
   Workflows1764100000000,
   BillingSecurity1764200000000,
+  EventDispatches1764300000000,
 ];

@@ -49,11 +49,17 @@ export interface EventInbox {
 /**
  * Listens for `eventReceived`; opened when the execution starts so that no signal finds it
  * without a handler. Only the names are kept, and only since the current step began: an
- * event that arrives while the step is being recorded still counts for its wait.
+ * event that arrives while the step is being recorded still counts for its wait. An event
+ * signalled again (its dispatch was repeated) is taken once.
  */
 export function openEventInbox(): EventInbox {
   const names = new Set<string>();
+  const seen = new Set<string>();
   setHandler(eventReceived, (event) => {
+    if (event.id !== undefined) {
+      if (seen.has(event.id)) return;
+      seen.add(event.id);
+    }
     names.add(event.name);
   });
   return {

@@ -3,6 +3,7 @@ export * from './campaigns';
 export { runWorkflowExecution } from './contact-workflow';
 export * from './delivery';
 export * from './domains';
+export * from './event-redelivery';
 export * from './housekeeping';
 export * from './jobs';
 export * from './segments';

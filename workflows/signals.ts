@@ -2,6 +2,8 @@ import { defineSignal } from '@temporalio/workflow';
 
 /** An event of the execution's contact, as the API hands it to a running execution. */
 export interface ReceivedEvent {
+  /** The stored event's id; an execution takes each id once, however often it is signalled. */
+  id?: string;
   name: string;
   data: Record<string, unknown>;
 }

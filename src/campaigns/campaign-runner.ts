@@ -6,7 +6,7 @@ import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import { EmailNotFoundError, type Delivery } from '../sending/delivery';
 import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails } from './audience';
-import { suspensionReason } from '../reputation/reputation-queries';
+import { disabledReason } from '../reputation/reputation-queries';
 import { countSendingCampaigns, deliveryAttempts, finishCampaign, stopCampaign } from './campaign-queries';
 
 /** Contacts per batch when the project's send rate is not limited. */
@@ -77,7 +77,7 @@ export class CampaignRunner {
     const queued = await this.dataSource.transaction(async (manager) => {
       const campaign = await manager.findOne(Campaign, { where: { id: request.campaignId }, lock: { mode: 'pessimistic_read' } });
       if (!campaign || campaign.status !== 'SENDING') return undefined;
-      const suspended = await suspensionReason(manager, campaign.projectId);
+      const suspended = await disabledReason(manager, campaign.projectId);
       if (suspended !== undefined) {
         return { projectId: campaign.projectId, contacts: 0, lastContactId: null, emailIds: [], stopReason: `Stopped: the project is suspended (${suspended})` };
       }

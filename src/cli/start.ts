@@ -10,6 +10,7 @@ import { runWorker } from '../runtime/worker-runner';
 import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
+import { ensureEventRedelivery } from '../temporal/event-redelivery';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
 import { registerWorkflowTriggers } from '../workflows-api/triggers';
@@ -31,6 +32,7 @@ runMain('Herald', async (shutdown) => {
   shutdown.add('mailer', async () => mailer.close?.());
   await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
+  await ensureEventRedelivery(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 

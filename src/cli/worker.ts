@@ -8,6 +8,7 @@ import { runWorker } from '../runtime/worker-runner';
 import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
+import { ensureEventRedelivery } from '../temporal/event-redelivery';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
 import { registerWorkflowTriggers } from '../workflows-api/triggers';
@@ -30,6 +31,7 @@ runMain('Herald worker', async (shutdown) => {
   registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
   await runWorker(config, config.temporalAddress, { dataSource, mailer, dispatcher }, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
+  await ensureEventRedelivery(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
   logger.info(`Herald worker polling task queue "${config.taskQueue}"`);

@@ -118,7 +118,7 @@ export class ContactsService {
     const created = outcomes.filter((outcome) => outcome.isNew).length;
     if (created > 0) await assertWithinContactLimit(tx.manager, projectId, created);
     await tx.record(subscriptionEvents(projectId, outcomes));
-    tx.afterCommit(() => this.dispatcher.contactsChanged(projectId, outcomes.map((outcome) => outcome.id)));
+    tx.contactsChanged(projectId, outcomes.map((outcome) => outcome.id));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));
     return inputs.map((input) => byOutcome.get(normalizeEmail(input.email))!);
   }

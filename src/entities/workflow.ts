@@ -55,6 +55,8 @@ export class WorkflowExecution {
   @Column({ type: 'text' }) status: ExecutionStatus;
   @Column({ type: 'uuid', nullable: true }) currentStepId: string | null;
   @Column({ type: 'jsonb' }) context: Record<string, unknown>;
+  /** The stored event that started it, when a trigger did: one execution per workflow and event. */
+  @Column({ type: 'uuid', nullable: true }) triggerEventId: string | null;
   @Column({ type: 'text', nullable: true }) error: string | null;
   @Column({ type: 'timestamptz' }) startedAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) completedAt: Date | null;

@@ -1,16 +1,24 @@
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
+import type { DispatchBatch } from './dispatches';
 
-/** Something that reacts to stored events: workflow triggers, waits, tracked segments. */
+/**
+ * Something that reacts to stored events: workflow triggers, waits, tracked segments. It
+ * throws when it could not do its work for now (it is called again later with the same
+ * events), so it must be safe to call twice with the same events.
+ */
 export type EventSubscriber = (events: EventRecord[]) => Promise<void> | void;
 
-/** Something that reacts to contacts whose fields, data or subscription were written (tracked segments). */
+/** Something that reacts to contacts whose fields, data or subscription were written (tracked segments); the same rules apply. */
 export type ContactsChangedHandler = (projectId: string, contactIds: string[]) => Promise<void> | void;
 
 /**
  * The one point every stored event passes through after its transaction committed,
- * tracked or SYSTEM alike. Subscribers see each event once, in the order stored.
- * Contact writes, which store no event of their own, are announced here too.
+ * tracked or SYSTEM alike, and contact writes, which store no event of their own. What a
+ * transaction must announce is queued with it (src/events/dispatches.ts): the committing
+ * process delivers it at once, and a delivery that failed or never happened is repeated
+ * by the worker's `event-redelivery` workflow. Subscribers see each event at least once,
+ * in the order stored.
  */
 export class EventDispatcher {
   private readonly subscribers = new Set<EventSubscriber>();
@@ -22,37 +30,49 @@ export class EventDispatcher {
     return () => this.subscribers.delete(subscriber);
   }
 
-  /** Hands committed events to every subscriber; one subscriber's failure does not stop the others. */
-  async publish(events: EventRecord[]): Promise<void> {
-    if (events.length === 0) return;
-    await Promise.all(
-      [...this.subscribers].map(async (subscriber) => {
-        try {
-          await subscriber(events);
-        } catch (err) {
-          logger.error({ err, events: events.map((event) => event.id) }, 'event subscriber failed');
-        }
-      }),
-    );
-  }
-
   /** Adds a handler of committed contact writes; returns a function that removes it. */
   onContactsChanged(handler: ContactsChangedHandler): () => void {
     this.changeHandlers.add(handler);
     return () => this.changeHandlers.delete(handler);
   }
 
-  /** Tells every handler that these contacts of a project were written; one handler's failure does not stop the others. */
-  async contactsChanged(projectId: string, contactIds: string[]): Promise<void> {
-    if (contactIds.length === 0) return;
-    await Promise.all(
-      [...this.changeHandlers].map(async (handler) => {
+  /** Delivers one project's batch to every subscriber and handler; true when none of them failed. */
+  async deliver(batch: DispatchBatch): Promise<boolean> {
+    const [events, changes] = await Promise.all([this.publish(batch.events), this.contactsChanged(batch.projectId, batch.contactIds)]);
+    return events && changes;
+  }
+
+  /** Hands committed events to every subscriber; one subscriber's failure does not stop the others. True when none failed. */
+  async publish(events: EventRecord[]): Promise<boolean> {
+    if (events.length === 0) return true;
+    const results = await Promise.all(
+      [...this.subscribers].map(async (subscriber) => {
         try {
-          await handler(projectId, contactIds);
+          await subscriber(events);
+          return true;
         } catch (err) {
-          logger.error({ err, projectId, contacts: contactIds.length }, 'contacts-changed handler failed');
+          logger.error({ err, events: events.map((event) => event.id) }, 'event subscriber failed; the events will be dispatched again');
+          return false;
         }
       }),
     );
+    return results.every(Boolean);
+  }
+
+  /** Tells every handler that these contacts of a project were written; one handler's failure does not stop the others. True when none failed. */
+  async contactsChanged(projectId: string, contactIds: string[]): Promise<boolean> {
+    if (contactIds.length === 0) return true;
+    const results = await Promise.all(
+      [...this.changeHandlers].map(async (handler) => {
+        try {
+          await handler(projectId, contactIds);
+          return true;
+        } catch (err) {
+          logger.error({ err, projectId, contacts: contactIds.length }, 'contacts-changed handler failed; the change will be dispatched again');
+          return false;
+        }
+      }),
+    );
+    return results.every(Boolean);
   }
 }

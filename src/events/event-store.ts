@@ -1,7 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { EventRecord, type EventSource } from '../entities/event-record';
+import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
+import { completeDispatches, enqueueDispatches, type DispatchBatch } from './dispatches';
 
 /** An event to store. */
 export interface NewEvent {
@@ -16,22 +18,49 @@ export interface NewEvent {
 export interface EventTransaction {
   manager: EntityManager;
   record(events: NewEvent[]): Promise<EventRecord[]>;
-  /** Runs a step once the transaction committed (never when it rolls back); it is awaited before events are published. */
+  /** Announces contacts whose fields, data or subscription the transaction wrote (dispatched once it commits). */
+  contactsChanged(projectId: string, contactIds: string[]): void;
+  /** Runs a step once the transaction committed (never when it rolls back); it is awaited before events are dispatched. */
   afterCommit(step: () => void | Promise<void>): void;
 }
 
-/** Runs work in one database transaction and publishes the events it stored after the commit. */
+/** Groups what a transaction stored and wrote by project, events in the order stored. */
+function batchesOf(stored: EventRecord[], changed: Map<string, Set<string>>): DispatchBatch[] {
+  const batches = new Map<string, DispatchBatch>();
+  const batch = (projectId: string) => {
+    const found = batches.get(projectId) ?? { projectId, events: [], contactIds: [] };
+    batches.set(projectId, found);
+    return found;
+  };
+  for (const event of stored) batch(event.projectId).events.push(event);
+  for (const [projectId, ids] of changed) batch(projectId).contactIds.push(...ids);
+  return [...batches.values()];
+}
+
+/**
+ * Runs work in one database transaction and dispatches what it stored after the commit.
+ * The dispatch is queued in the same transaction (src/events/dispatches.ts), so a crash or a
+ * failing subscriber after the commit delays it (the worker delivers it again) but never loses it.
+ */
 export async function withEvents<T>(
   dataSource: DataSource,
   dispatcher: EventDispatcher,
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<T> {
   const stored: EventRecord[] = [];
+  const changed = new Map<string, Set<string>>();
   const committed: (() => void | Promise<void>)[] = [];
-  const result = await dataSource.transaction(async (manager) =>
-    work({
+  let batches: DispatchBatch[] = [];
+  let queued: string[] = [];
+  const result = await dataSource.transaction(async (manager) => {
+    const value = await work({
       manager,
       afterCommit: (step) => committed.push(step),
+      contactsChanged: (projectId, contactIds) => {
+        const ids = changed.get(projectId) ?? new Set<string>();
+        for (const id of contactIds) ids.add(id);
+        changed.set(projectId, ids);
+      },
       record: async (events) => {
         if (events.length === 0) return [];
         const rows = events.map((event) => manager.create(EventRecord, { ...event, data: event.data ?? {} }));
@@ -40,9 +69,16 @@ export async function withEvents<T>(
         stored.push(...rows);
         return rows;
       },
-    }),
-  );
+    });
+    batches = batchesOf(stored, changed);
+    queued = await enqueueDispatches(manager, batches);
+    return value;
+  });
   for (const step of committed) await step();
-  await dispatcher.publish(stored);
+  const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
+  if (delivered.every(Boolean)) {
+    // A row that stays is delivered again later, which subscribers tolerate.
+    await completeDispatches(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
+  }
   return result;
 }

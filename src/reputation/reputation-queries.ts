@@ -52,7 +52,7 @@ export async function projectWindow(manager: EntityManager, projectId: string): 
 }
 
 /** Why none of the project's email may go out: the reason it was disabled (suspended); undefined while it may send. */
-export async function suspensionReason(manager: EntityManager, projectId: string): Promise<string | undefined> {
+export async function disabledReason(manager: EntityManager, projectId: string): Promise<string | undefined> {
   const [row]: { disabled: boolean; disabled_reason: string | null }[] = await manager.query(
     'SELECT disabled, disabled_reason FROM projects WHERE id = $1',
     [projectId],

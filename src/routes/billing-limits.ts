@@ -2,7 +2,7 @@ import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { Router } from 'express';
 import type { DataSource } from 'typeorm';
 import type { LimitChanges } from '../billing/limits-service';
-import { validationError } from '../http/errors';
+import { ApiError, validationError, type FieldError } from '../http/errors';
 import { sessionAuth } from '../http/middleware/session-auth';
 import { parseBody } from '../http/validate';
 import { roleIn } from '../services/members-service';
@@ -22,12 +22,17 @@ function limitChanges(body: unknown): LimitChanges {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw validationError([{ field: 'body', code: 'invalid_type', message: 'The body must be a JSON object' }]);
   }
-  const unknown = Object.keys(body).filter((key) => key !== 'emails' && key !== 'contacts');
-  if (unknown.length > 0) {
-    throw validationError(unknown.map((field) => ({ field, code: 'unrecognized_key', message: `${field} is not a billing category (emails, contacts)` })));
+  const errors: FieldError[] = Object.keys(body)
+    .filter((key) => key !== 'emails' && key !== 'contacts')
+    .map((field) => ({ field, code: 'unrecognized_key', message: `${field} is not a billing category (emails, contacts)` }));
+  try {
+    const { emails, contacts } = parseBody(LimitsBody, body);
+    if (errors.length === 0) return { emails, contacts };
+  } catch (err) {
+    if (!(err instanceof ApiError) || !err.options.errors) throw err;
+    errors.push(...err.options.errors);
   }
-  const { emails, contacts } = parseBody(LimitsBody, body);
-  return { emails, contacts };
+  throw validationError(errors);
 }
 
 /** A project's billing caps and its current-period consumption (`/users/@me/projects/{id}/billing-*`, session cookie). */

@@ -9,7 +9,7 @@ import { Email, EmailAttachment } from '../entities/email';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
-import { suspensionReason } from '../reputation/reputation-queries';
+import { disabledReason } from '../reputation/reputation-queries';
 import { isSuppressed } from './suppressions';
 
 /** How one delivery attempt ended. `PROJECT_DISABLED`: the project is suspended, so the email was marked FAILED. */
@@ -57,7 +57,7 @@ export class Delivery {
     const email = await this.dataSource.getRepository(Email).findOneBy({ id: emailId });
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
     if (email.status !== 'QUEUED') return 'ALREADY_HANDLED';
-    if ((await suspensionReason(this.dataSource.manager, email.projectId)) !== undefined) {
+    if ((await disabledReason(this.dataSource.manager, email.projectId)) !== undefined) {
       await this.fail(email, PROJECT_SUSPENDED_REASON);
       return 'PROJECT_DISABLED';
     }

@@ -6,6 +6,7 @@ import type { EntityManager } from 'typeorm';
  * domains are kept. Each resource adds its tables here.
  */
 export const PROJECT_DATA_TABLES: string[] = [
+  'event_dispatches',
   'idempotency_keys',
   'emails',
   'events',

@@ -24,6 +24,8 @@ export interface StartExecutionInput {
   context?: Record<string, unknown>;
   eventName?: string;
   eventData?: Record<string, unknown>;
+  /** The stored event that triggers it: a second start for the same workflow and event is dropped. */
+  triggerEventId?: string;
 }
 
 const GRPC_INVALID_ARGUMENT = 3;
@@ -90,7 +92,7 @@ async function startWorkflow(deps: EngineDeps, input: ExecutionInput, contactEma
  * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
  * workflows). Null when it is dropped: the contact has an active execution of the workflow
  * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
- * `allowReentry` is false. Starts of the same workflow and contact are serialised by a
+ * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`). Starts of the same workflow and contact are serialised by a
  * transaction lock, so concurrent duplicates see each other. The record (RUNNING) and the
  * Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
  * together: the workflow starts before the commit, and finds no record if the commit fails.
@@ -113,9 +115,9 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       if (earlier.length > 0) return null;
     }
     const [row]: { id: string }[] = await manager.query(
-      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context)
-       VALUES ($1, $2, $3, 'RUNNING', $4) ON CONFLICT DO NOTHING RETURNING id`,
-      [projectId, workflowId, contactId, JSON.stringify(input.context ?? {})],
+      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
+       VALUES ($1, $2, $3, 'RUNNING', $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
+      [projectId, workflowId, contactId, JSON.stringify(input.context ?? {}), input.triggerEventId ?? null],
     );
     if (!row) return null;
     const graph = await loadGraph(manager, workflowId);
@@ -179,7 +181,7 @@ export async function signalWaitingExecutions(
   const signalled = await Promise.all(
     rows.map(async ({ id }) => {
       try {
-        await deps.temporal.workflow.getHandle(executionWorkflowId(id)).signal(eventReceived, { name: event.name, data: event.data ?? {} });
+        await deps.temporal.workflow.getHandle(executionWorkflowId(id)).signal(eventReceived, { ...(event.id ? { id: event.id } : {}), name: event.name, data: event.data ?? {} });
         return true;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return false;

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { EventRecord } from '../entities/event-record';
 import type { EventDispatcher } from '../events/dispatcher';
+import { ApiError } from '../http/errors';
 import { logger } from '../logger';
 import { signalWaitingExecutions, startExecution } from '../workflow-engine/start-execution';
 import { graphProblems } from './graph';
@@ -18,12 +19,21 @@ export interface TriggerDeps {
 /** How many contacts of one batch of events are handled at once; each contact's events stay in order. */
 const CONTACT_CONCURRENCY = 8;
 
-/** Runs one reaction to an event; a failure is logged and never reaches the request that stored the event. */
-async function attempt(what: string, event: EventRecord, work: () => Promise<unknown>): Promise<void> {
+/** A reaction that could not run for now (Temporal or the database unavailable): the events are dispatched again later. */
+class TriggerFailed extends Error {}
+
+/**
+ * Runs one reaction to an event. A refusal that no retry can change (the workflow or
+ * contact is gone: a 4xx) is logged and dropped; any other failure is logged and reported.
+ */
+async function attempt(what: string, event: EventRecord, work: () => Promise<unknown>): Promise<boolean> {
   try {
     await work();
+    return true;
   } catch (err) {
-    logger.error({ err, eventId: event.id, event: event.name, contactId: event.contactId }, what);
+    const permanent = err instanceof ApiError && err.statusCode < 500;
+    logger[permanent ? 'warn' : 'error']({ err, eventId: event.id, event: event.name, contactId: event.contactId }, what);
+    return permanent;
   }
 }
 
@@ -58,37 +68,37 @@ async function handleProject(deps: TriggerDeps, projectId: string, contacts: Map
     queries.contactsWithActiveExecutions(deps.dataSource.manager, projectId, [...contacts.keys()]),
   ]);
   if (workflows.length === 0 && active.size === 0) return;
+  let failed = 0;
   await inPool([...contacts], CONTACT_CONCURRENCY, async ([contactId, events]) => {
     for (const event of events) {
+      const done: boolean[] = [];
       if (active.has(contactId)) {
-        await attempt('signalling waiting executions failed', event, () =>
-          signalWaitingExecutions(deps, projectId, contactId, { name: event.name, data: event.data }),
-        );
+        done.push(await attempt('signalling waiting executions failed', event, () =>
+          signalWaitingExecutions(deps, projectId, contactId, { id: event.id, name: event.name, data: event.data }),
+        ));
       }
       for (const workflow of workflows.filter((candidate) => candidate.triggerConfig.eventName === event.name)) {
-        await attempt('starting a triggered execution failed', event, () =>
-          startExecution(deps, { projectId, workflowId: workflow.id, contactId, eventName: event.name, eventData: event.data }),
-        );
+        done.push(await attempt('starting a triggered execution failed', event, () =>
+          startExecution(deps, { projectId, workflowId: workflow.id, contactId, eventName: event.name, eventData: event.data, triggerEventId: event.id }),
+        ));
       }
+      failed += done.filter((ok) => !ok).length;
     }
   });
+  if (failed > 0) throw new TriggerFailed(`${failed} workflow trigger(s) or signal(s) of project ${projectId} failed`);
 }
 
 /**
  * Makes stored events drive workflows: every event with a contact (tracked, `contact.*`,
  * `segment.*.entry|exit`, `email.*`) is signalled to that contact's waiting executions and starts
  * an execution of each enabled workflow it triggers (the engine drops a start while one is active,
- * or on reentry when not allowed). Register once per dispatcher (API and worker processes); returns
- * a function that stops it.
+ * or on reentry when not allowed). Safe to deliver twice: a signal carries the event id, which an
+ * execution takes once, and an execution records its trigger event, which starts it once. A start or
+ * signal that failed for now makes the subscriber throw, so the dispatch is repeated. Register once
+ * per dispatcher (API and worker processes); returns a function that stops it.
  */
 export function registerWorkflowTriggers(dispatcher: EventDispatcher, deps: TriggerDeps): () => void {
   return dispatcher.subscribe(async (events) => {
-    for (const [projectId, contacts] of byProjectAndContact(events)) {
-      try {
-        await handleProject(deps, projectId, contacts);
-      } catch (err) {
-        logger.error({ err, projectId, events: events.length }, 'workflow triggers failed');
-      }
-    }
+    for (const [projectId, contacts] of byProjectAndContact(events)) await handleProject(deps, projectId, contacts);
   });
 }

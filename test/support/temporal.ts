@@ -1,4 +1,5 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig } from '../../src/config';
 import { logger } from '../../src/logger';
 import { routeTemporalLogs } from '../../src/temporal/logging';
@@ -34,4 +35,19 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
     await server.stop();
     throw err;
   }
+}
+
+/** A bundler logger that keeps quiet but for errors. */
+const quietBundler = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
+
+/** Bundles Herald's workflows (workflows/index.ts) for a test worker. */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundler });
 }

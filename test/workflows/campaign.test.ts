@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { BatchRequest, BatchResult, SendingPlan } from '../../src/campaigns/campaign-runner';
 import { sendCampaign, type SendCampaignInput } from '../../workflows/campaigns';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
 
-const silent = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const DAY = 24 * 60 * 60 * 1000;
 
 /** Mocked campaign activities over an audience of contact ids `c01`, `c02`, ... sent in batches. */
@@ -29,7 +28,7 @@ describe('sendCampaign workflow', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silent });
+    workflowBundle = await bundleWorkflows();
   });
   afterAll(async () => {
     await env?.teardown();

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { StepType } from '../../src/entities/workflow';
 import { runWorkflowExecution, type ExecutionInput, type ExecutionRef } from '../../workflows/contact-workflow';
 import type { Graph, GraphStep, GraphTransition } from '../../workflows/graph';
 import { eventReceived } from '../../workflows/signals';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
 
-const silent = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const DAY = 24 * 60 * 60 * 1000;
 
 const step = (id: string, type: StepType, config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
@@ -41,7 +40,7 @@ describe('runWorkflowExecution workflow', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silent });
+    workflowBundle = await bundleWorkflows();
   });
   afterAll(async () => {
     await env?.teardown();

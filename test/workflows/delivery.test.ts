@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { deliverEmail } from '../../workflows/delivery';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
 
-const silent = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('deliverEmail workflow', () => {
   let env: TestWorkflowEnvironment;
@@ -13,7 +12,7 @@ describe('deliverEmail workflow', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silent });
+    workflowBundle = await bundleWorkflows();
   });
   afterAll(async () => {
     await env?.teardown();

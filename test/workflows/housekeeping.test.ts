@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createHousekeepingActivities, type PurgeResult } from '../../activities/housekeeping';
 import { HOUSEKEEPING_DAYS_PER_RUN, housekeeping } from '../../workflows/housekeeping';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
 
 describe('housekeeping workflow', () => {
   let env: TestWorkflowEnvironment;
@@ -12,7 +12,7 @@ describe('housekeeping workflow', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundler });
+    workflowBundle = await bundleWorkflows();
   });
 
   afterAll(async () => {
@@ -128,11 +128,3 @@ describe('purgeExpiredRecords activity', () => {
   });
 });
 
-const quietBundler = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message: string) => console.error(message),
-};

@@ -1,0 +1,80 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { EventRecord } from '../entities/event-record';
+
+/**
+ * The dispatch queue (table `event_dispatches`): what one committed transaction must tell the
+ * event subscribers, per project. The row is written inside the transaction, so it exists
+ * exactly when the events and contact writes do; whoever delivers it deletes it.
+ */
+
+/** What subscribers are told about one project after a transaction commits. */
+export interface DispatchBatch {
+  projectId: string;
+  /** Stored events, in the order stored. */
+  events: EventRecord[];
+  /** Contacts whose fields, data or subscription were written. */
+  contactIds: string[];
+}
+
+/** A queued dispatch, as read back for redelivery. */
+export interface QueuedDispatch {
+  id: string;
+  projectId: string;
+  eventIds: string[];
+  contactIds: string[];
+  attempts: number;
+}
+
+/** How long the committing process has to deliver a dispatch before the worker delivers it again. */
+export const FIRST_RETRY_SECONDS = 30;
+/** The longest wait between two redeliveries of a dispatch whose subscribers keep failing. */
+const MAX_RETRY_SECONDS = 3600;
+
+/** Stores the batches' dispatch rows in the caller's transaction; answers their ids. */
+export async function enqueueDispatches(manager: EntityManager, batches: DispatchBatch[]): Promise<string[]> {
+  if (batches.length === 0) return [];
+  const rows: { id: string }[] = await manager.query(
+    `INSERT INTO event_dispatches (project_id, event_ids, contact_ids, retry_at)
+     SELECT b.project_id, b.event_ids, b.contact_ids, now() + make_interval(secs => $2)
+       FROM jsonb_to_recordset($1::jsonb) AS b(project_id uuid, event_ids uuid[], contact_ids uuid[])
+     RETURNING id`,
+    [
+      JSON.stringify(batches.map((batch) => ({ project_id: batch.projectId, event_ids: batch.events.map((event) => event.id), contact_ids: batch.contactIds }))),
+      FIRST_RETRY_SECONDS,
+    ],
+  );
+  return rows.map((row) => String(row.id));
+}
+
+/** Removes delivered dispatches. */
+export async function completeDispatches(dataSource: DataSource, ids: string[]): Promise<void> {
+  if (ids.length > 0) await dataSource.query('DELETE FROM event_dispatches WHERE id = ANY($1::bigint[])', [ids]);
+}
+
+/**
+ * Claims up to `limit` dispatches whose retry time has passed: each gets its attempt counted
+ * and its next retry time pushed back (30 s doubling, at most an hour), so a process that
+ * dies while delivering it leaves it to a later pass. Claimed rows are skipped by concurrent passes.
+ */
+export async function claimDueDispatches(dataSource: DataSource, limit: number): Promise<QueuedDispatch[]> {
+  // TypeORM answers an UPDATE ... RETURNING on Postgres with [rows, affected row count].
+  const [rows]: [{ id: string; project_id: string; event_ids: string[]; contact_ids: string[]; attempts: number }[], number] = await dataSource.query(
+    `UPDATE event_dispatches d
+        SET attempts = d.attempts + 1,
+            retry_at = now() + make_interval(secs => least($2::float8 * power(2, d.attempts), $3::float8))
+      WHERE d.id IN (SELECT id FROM event_dispatches WHERE retry_at <= now() ORDER BY retry_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING d.id, d.project_id, d.event_ids, d.contact_ids, d.attempts`,
+    [limit, FIRST_RETRY_SECONDS, MAX_RETRY_SECONDS],
+  );
+  return rows
+    .map((row) => ({ id: String(row.id), projectId: row.project_id, eventIds: row.event_ids, contactIds: row.contact_ids, attempts: row.attempts }))
+    .sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** The dispatch's events that still exist, in the order they were stored. */
+export async function loadDispatchEvents(manager: EntityManager, dispatch: QueuedDispatch): Promise<EventRecord[]> {
+  if (dispatch.eventIds.length === 0) return [];
+  const events = await manager.getRepository(EventRecord).createQueryBuilder('e').where('e.id = ANY(:ids)', { ids: dispatch.eventIds }).getMany();
+  const position = new Map(dispatch.eventIds.map((id, i) => [id, i]));
+  return events.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+}

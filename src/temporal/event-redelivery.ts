@@ -1,0 +1,11 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { EVENT_REDELIVERY_WORKFLOW_ID, eventRedelivery } from '../../workflows/event-redelivery';
+
+/** Starts the `event-redelivery` workflow unless it already runs; safe to call on every start-up. */
+export async function ensureEventRedelivery(client: Client, taskQueue: string): Promise<void> {
+  try {
+    await client.workflow.start(eventRedelivery, { workflowId: EVENT_REDELIVERY_WORKFLOW_ID, taskQueue });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
