@@ -88,11 +88,45 @@ async function startWorkflow(deps: EngineDeps, input: ExecutionInput, contactEma
   }
 }
 
+/** An active record younger than this is taken to be running: its workflow has just been started. */
+const ORPHAN_MIN_AGE = "interval '1 minute'";
+
+/**
+ * Records the end of the contact's active execution of the workflow when its Temporal workflow
+ * is no longer running although the record says it is: an operator terminated it in the
+ * Temporal UI (CANCELLED), or it ended some other way without recording it (FAILED). Such a
+ * record would otherwise keep the contact from starting the workflow again. True when it
+ * closed one; the caller holds the workflow-and-contact lock.
+ */
+async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
+  const [active]: { id: string }[] = await manager.query(
+    `SELECT id FROM workflow_executions
+      WHERE workflow_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING') AND started_at < now() - ${ORPHAN_MIN_AGE}`,
+    [workflowId, contactId],
+  );
+  if (!active) return false;
+  let ended: string;
+  try {
+    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(active.id)).describe()).status.name;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    ended = 'NOT_FOUND';
+  }
+  if (ended === 'RUNNING') return false;
+  const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
+  await manager.query(
+    `UPDATE workflow_executions SET status = $2, error = $3, completed_at = now() WHERE id = $1 AND status IN ('RUNNING', 'WAITING')`,
+    [active.id, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`],
+  );
+  return true;
+}
+
 /**
  * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
  * workflows). Null when it is dropped: the contact has an active execution of the workflow
  * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
- * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`). Starts of the same workflow and contact are serialised by a
+ * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
+ * An active record whose Temporal workflow was terminated from outside is closed first (closeOrphanedExecution). Starts of the same workflow and contact are serialised by a
  * transaction lock, so concurrent duplicates see each other. The record (RUNNING) and the
  * Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
  * together: the workflow starts before the commit, and finds no record if the commit fails.
@@ -114,11 +148,16 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       const earlier: unknown[] = await manager.query('SELECT 1 FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2 LIMIT 1', [workflowId, contactId]);
       if (earlier.length > 0) return null;
     }
-    const [row]: { id: string }[] = await manager.query(
-      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
-       VALUES ($1, $2, $3, 'RUNNING', $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
-      [projectId, workflowId, contactId, JSON.stringify(input.context ?? {}), input.triggerEventId ?? null],
-    );
+    const insert = async (): Promise<{ id: string } | undefined> =>
+      (
+        (await manager.query(
+          `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
+           VALUES ($1, $2, $3, 'RUNNING', $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
+          [projectId, workflowId, contactId, JSON.stringify(input.context ?? {}), input.triggerEventId ?? null],
+        )) as { id: string }[]
+      )[0];
+    let row = await insert();
+    if (!row && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) row = await insert();
     if (!row) return null;
     const graph = await loadGraph(manager, workflowId);
     const executionInput: ExecutionInput = {
