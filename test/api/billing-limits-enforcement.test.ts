@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { startExecution } from '../../src/workflow-engine/start-execution';
-import { signupWithProject, type Client, type TestApi } from '../support/api';
-import { emailTag, SesServer } from '../support/ses-server';
-import { startTestStack, type TestStack } from '../support/stack';
-import { createContact, createWorkflow, until } from '../workflow-engine/fixtures';
+import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
+import { emailTag, type SesServer } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { until } from '../support/wait';
+import { createContact, createWorkflow } from '../workflow-engine/fixtures';
 
 const env = { TEMPORAL_TASK_QUEUE: 'billing-limits-enforcement-test' };
 
@@ -12,7 +13,7 @@ const monthName = () => new Date().toLocaleString('en-US', { month: 'long', year
 
 describe('billing limits enforced by campaigns, workflows and imports', () => {
   let ses: SesServer;
-  let stack: TestStack;
+  let stack: SesStack;
   let api: TestApi;
   let owner: Client;
   let key: string;
@@ -20,23 +21,14 @@ describe('billing limits enforced by campaigns, workflows and imports', () => {
   let domain: string;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    stack = await startTestStack({ ...env, SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint });
-    ({ api } = stack);
+    stack = await startSesStack(env);
+    ({ api, ses } = stack);
   });
-  afterAll(async () => {
-    await stack.close();
-    await ses.close();
-  });
+  afterAll(() => stack.close());
   beforeEach(async () => {
-    const signedUp = await signupWithProject(api);
-    owner = signedUp.client;
-    key = signedUp.project.secretKey;
-    projectId = signedUp.project.id;
-    domain = `d${projectId.replace(/-/g, '').slice(0, 12)}.test`;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [projectId, domain]);
+    const created = await projectWithVerifiedDomain(api);
+    ({ client: owner, key, domain } = created);
+    projectId = created.project.id;
   });
 
   const query = (sql: string, params: unknown[] = []) => api.dataSource.query(sql, params);
@@ -115,6 +107,7 @@ describe('billing limits enforced by campaigns, workflows and imports', () => {
     const ended = await until(
       async () => (await query('SELECT status, context FROM workflow_executions WHERE id = $1', [started.id]))[0],
       (row: { status: string }) => !['RUNNING', 'WAITING'].includes(row.status),
+      'the execution to end',
     );
     expect(ended).toEqual({ status: 'COMPLETED', context: { skipped: [{ stepId: stepIds.send, reason: 'billing_limit', at: expect.any(String) }] } });
     expect(await query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(0);
@@ -133,7 +126,7 @@ describe('billing limits enforced by campaigns, workflows and imports', () => {
     const job = await until(
       async () => (await stack.client.get(`/contacts/import/${jobId}`, { key })).body,
       (body) => ['COMPLETED', 'FAILED', 'CANCELLED'].includes(body.status),
-      30_000,
+      'the import to end',
     );
     expect(job).toMatchObject({ status: 'FAILED', total: 2500, processed: 1000, succeeded: 1000 });
     expect(job.errors).toEqual([

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client, signupWithProject, type TestApi } from '../support/api';
-import { emailTag, SesServer } from '../support/ses-server';
-import { startTestStack, type TestStack } from '../support/stack';
+import { Client, projectWithVerifiedDomain, signupWithProject, type TestApi } from '../support/api';
+import { emailTag, type SesServer } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { until } from '../support/wait';
 
 const env = { TEMPORAL_TASK_QUEUE: 'billing-limits-test' };
 
@@ -15,48 +16,38 @@ function thisMonth() {
 }
 
 /** Polls the project's email records until none is QUEUED. */
-async function settled(api: TestApi, projectId: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await api.dataSource.query('SELECT id, status FROM emails WHERE project_id = $1', [projectId]);
-    if (rows.every((row: { status: string }) => row.status !== 'QUEUED')) return rows;
-    if (Date.now() > deadline) throw new Error(`emails still queued: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const settled = (api: TestApi, projectId: string) =>
+  until(
+    () => api.dataSource.query('SELECT id, status FROM emails WHERE project_id = $1', [projectId]),
+    (rows) => rows.every((row: { status: string }) => row.status !== 'QUEUED'),
+    'no email to be QUEUED',
+  );
 
 describe('billing limits and consumption', () => {
   let ses: SesServer;
-  let stack: TestStack;
+  let stack: SesStack;
   let api: TestApi;
   let owner: Client;
   let key: string;
   let projectId: string;
+  let domain: string;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    stack = await startTestStack({ ...env, SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint });
-    ({ api } = stack);
+    stack = await startSesStack(env);
+    ({ api, ses } = stack);
   });
-  afterAll(async () => {
-    await stack.close();
-    await ses.close();
-  });
+  afterAll(() => stack.close());
   beforeEach(async () => {
-    const signedUp = await signupWithProject(api);
-    owner = signedUp.client;
-    key = signedUp.project.secretKey;
-    projectId = signedUp.project.id;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [projectId, `${projectId}.example.com`]);
+    const created = await projectWithVerifiedDomain(api);
+    ({ client: owner, key, domain } = created);
+    projectId = created.project.id;
   });
 
   const limitsPath = () => `/users/@me/projects/${projectId}/billing-limits`;
   const consumptionPath = () => `/users/@me/projects/${projectId}/billing-consumption`;
   const setLimits = (body: unknown, client = owner) => client.call('PUT', limitsPath(), { body });
   const consumption = async () => (await owner.get(consumptionPath())).body;
-  const send = (to: unknown) => stack.client.post('/v1/send', { from: `hello@mail.${projectId}.example.com`, to, subject: 'Hi', body: '<p>Hi</p>' }, { key });
+  const send = (to: unknown) => stack.client.post('/v1/send', { from: `hello@mail.${domain}`, to, subject: 'Hi', body: '<p>Hi</p>' }, { key });
   const count = async (table: 'emails' | 'contacts') =>
     (await api.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0].n;
   const capturedForProject = () => ses.emails.filter((captured) => emailTag(captured, 'projectId') === projectId);

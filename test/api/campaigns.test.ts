@@ -1,46 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
-import { SesServer, type CapturedEmail } from '../support/ses-server';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
+import { MailEventsPoster, sesEvent } from '../support/mail-events';
+import { emailTag, type SesServer } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { until } from '../support/wait';
+import type { TestTemporal } from '../support/worker';
 
 const SECRET = 'campaigns-test-mail-events-secret';
 
-const tag = (captured: CapturedEmail, name: string) => captured.request.EmailTags?.find((t) => t.Name === name)?.Value;
-
 /** One Herald stack (API and worker on their own task queue) in front of a local SES. */
 class Stack {
+  private running?: SesStack;
   ses!: SesServer;
   temporal!: TestTemporal;
   api!: TestApi;
-  worker!: TestWorker;
   client!: Client;
 
   async start(taskQueue: string, env: Record<string, string> = {}) {
-    this.ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    const config = { SES_REGION: 'us-east-1', SES_ENDPOINT: this.ses.endpoint, TEMPORAL_TASK_QUEUE: taskQueue, MAIL_EVENTS_SECRET: SECRET, ...env };
-    this.temporal = await connectTestTemporal();
-    this.api = await startApi({ env: config, temporal: this.temporal.client });
-    this.worker = await startTestWorker(this.api.dataSource, config);
-    this.client = new Client(this.api.url);
+    this.running = await startSesStack({ TEMPORAL_TASK_QUEUE: taskQueue, MAIL_EVENTS_SECRET: SECRET, ...env });
+    ({ ses: this.ses, temporal: this.temporal, api: this.api, client: this.client } = this.running);
   }
 
-  async stop() {
-    await this.worker?.close();
-    await this.api?.close();
-    await this.temporal?.close();
-    await this.ses?.close();
-  }
+  stop = () => this.running?.close();
 
   query = (sql: string, params: unknown[] = []) => this.api.dataSource.query(sql, params);
 
   /** A new project whose domain is verified, with helpers bound to it. */
   async project() {
-    const { project } = await signupWithProject(this.api);
-    const domain = `d${project.id.replace(/-/g, '').slice(0, 12)}.test`;
-    await this.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, domain]);
-    return new ProjectFixture(this, project.id, project.secretKey, domain);
+    const { project, key, domain } = await projectWithVerifiedDomain(this.api);
+    return new ProjectFixture(this, project.id, key, domain);
   }
 }
 
@@ -98,15 +86,9 @@ class ProjectFixture {
     return (await this.stack.query('SELECT * FROM campaigns WHERE id = $1', [campaignId]))[0];
   }
 
-  /** Polls the stored campaign until its status is `status`. */
-  async until(campaignId: string, status: string, timeoutMs = 30_000) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const row = await this.row(campaignId);
-      if (row.status === status) return row;
-      if (Date.now() > deadline) throw new Error(`campaign still ${row.status}, expected ${status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** Polls the stored campaign until its status is `status`; answers its row. */
+  untilStatus(campaignId: string, status: string, timeoutMs?: number) {
+    return until(() => this.row(campaignId), (row) => row.status === status, `campaign ${campaignId} to be ${status}`, timeoutMs);
   }
 
   /** How many SES sends each recipient of the campaign got, by address. */
@@ -115,7 +97,7 @@ class ProjectFixture {
     const addressOf = new Map(rows.map((row) => [row.id, row.to_email]));
     const counts: Record<string, number> = {};
     for (const captured of this.stack.ses.emails) {
-      const address = addressOf.get(tag(captured, 'emailId') ?? '');
+      const address = addressOf.get(emailTag(captured, 'emailId') ?? '');
       if (address) counts[address] = (counts[address] ?? 0) + 1;
     }
     return counts;
@@ -246,7 +228,7 @@ describe('campaigns API', () => {
     const answer = await p.post(`/campaigns/${id}/send`, {});
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ success: true, data: { id, name: 'March news', status: 'SENDING', scheduledFor: null }, message: 'Campaign is being sent' });
-    const row = await p.until(id, 'SENT');
+    const row = await p.untilStatus(id, 'SENT');
     expect(row).toMatchObject({ total_recipients: 3, sent_count: 3 });
     expect(row.sent_at).toBeInstanceOf(Date);
     expect(await p.received(id)).toEqual(once(subscribed));
@@ -272,7 +254,7 @@ describe('campaigns API', () => {
     await p.suppress('blocked@example.com');
     const id = await p.create({ type: 'TRANSACTIONAL' });
     await p.post(`/campaigns/${id}/send`);
-    expect(await p.until(id, 'SENT')).toMatchObject({ total_recipients: 2, sent_count: 2 });
+    expect(await p.untilStatus(id, 'SENT')).toMatchObject({ total_recipients: 2, sent_count: 2 });
     expect(await p.received(id)).toEqual(once(['in@example.com', 'out@example.com']));
   });
 
@@ -284,7 +266,7 @@ describe('campaigns API', () => {
     const id = await p.create({ audienceType: 'FILTERED', audienceCondition });
     expect((await p.get(`/campaigns/${id}`)).body.audienceCondition).toEqual(audienceCondition);
     await p.post(`/campaigns/${id}/send`);
-    await p.until(id, 'SENT');
+    await p.untilStatus(id, 'SENT');
     expect(await p.received(id)).toEqual(once(['pro1@example.com', 'pro2@example.com']));
   });
 
@@ -303,8 +285,8 @@ describe('campaigns API', () => {
     const toVips = await p.create({ audienceType: 'SEGMENT', segmentId: dynamicSegment.id });
     await p.post(`/campaigns/${toList}/send`);
     await p.post(`/campaigns/${toVips}/send`);
-    expect(await p.until(toList, 'SENT')).toMatchObject({ total_recipients: 1 });
-    await p.until(toVips, 'SENT');
+    expect(await p.untilStatus(toList, 'SENT')).toMatchObject({ total_recipients: 1 });
+    await p.untilStatus(toVips, 'SENT');
     expect(await p.received(toList)).toEqual(once(['member@example.com']));
     expect(await p.received(toVips)).toEqual(once(['outsider@example.com']));
   });
@@ -322,7 +304,7 @@ describe('campaigns API', () => {
     expect((await p.row(id)).status).toBe('SCHEDULED');
     expect(await p.received(id)).toEqual({});
 
-    await p.until(id, 'SENT', 20_000);
+    await p.untilStatus(id, 'SENT', 20_000);
     expect(await p.received(id)).toEqual(once(['later@example.com']));
     const [email] = await stack.query('SELECT subject, created_at FROM emails WHERE campaign_id = $1', [id]);
     expect(email.subject).toBe('Edited while scheduled');
@@ -356,7 +338,7 @@ describe('campaigns API', () => {
     expect((await p.row(id)).status).toBe('DRAFT');
     const answer = await p.post(`/campaigns/${id}/send`, { scheduledFor: '2020-01-01T00:00:00Z' });
     expect(answer.body).toMatchObject({ data: { status: 'SENDING' }, message: 'Campaign is being sent' });
-    await p.until(id, 'SENT');
+    await p.untilStatus(id, 'SENT');
     expect(await p.received(id)).toEqual(once(['past@example.com']));
   });
 
@@ -365,7 +347,7 @@ describe('campaigns API', () => {
     const id = await p.create();
     stack.ses.failNext(8, 500, 'InternalFailure');
     await p.post(`/campaigns/${id}/send`);
-    expect(await p.until(id, 'SENT')).toMatchObject({ total_recipients: 40, sent_count: 40 });
+    expect(await p.untilStatus(id, 'SENT')).toMatchObject({ total_recipients: 40, sent_count: 40 });
     expect(await p.received(id)).toEqual(once(addresses));
     const statuses = await stack.query('SELECT status, count(*)::int AS n FROM emails WHERE campaign_id = $1 GROUP BY status', [id]);
     expect(statuses).toEqual([{ status: 'SENT', n: 40 }]);
@@ -378,7 +360,7 @@ describe('campaigns API', () => {
     const id = await p.create();
     stack.ses.failNext(2, 400, 'MessageRejected');
     await p.post(`/campaigns/${id}/send`);
-    expect(await p.until(id, 'SENT')).toMatchObject({ total_recipients: 12, sent_count: 10 });
+    expect(await p.untilStatus(id, 'SENT')).toMatchObject({ total_recipients: 12, sent_count: 10 });
     const statuses = await stack.query('SELECT status, count(*)::int AS n FROM emails WHERE campaign_id = $1 GROUP BY status ORDER BY status', [id]);
     expect(statuses).toEqual([{ status: 'FAILED', n: 2 }, { status: 'SENT', n: 10 }]);
     expect(Object.keys(await p.received(id))).toHaveLength(10);
@@ -390,15 +372,14 @@ describe('campaigns API', () => {
     expect((await p.post(`/campaigns/${id}/test`, { email: 'nope' })).status).toBe(422);
     const answer = await p.post(`/campaigns/${id}/test`, { email: 'Tester@Example.com' });
     expect(answer).toMatchObject({ status: 200, body: { success: true } });
-    const deadline = Date.now() + 15_000;
-    let rows: { id: string; status: string; source: string; campaign_id: string | null }[] = [];
-    while (Date.now() < deadline) {
-      rows = await stack.query(`SELECT id, status, source, campaign_id FROM emails WHERE project_id = $1`, [p.id]);
-      if (rows.length === 1 && rows[0].status !== 'QUEUED') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const rows: { id: string; status: string; source: string; campaign_id: string | null }[] = await until(
+      () => stack.query(`SELECT id, status, source, campaign_id FROM emails WHERE project_id = $1`, [p.id]),
+      (found) => found.length === 1 && found[0].status !== 'QUEUED',
+      'the test email to leave QUEUED',
+      15_000,
+    );
     expect(rows).toEqual([{ id: expect.any(String), status: 'SENT', source: 'TEST', campaign_id: null }]);
-    const captured = stack.ses.emails.find((email) => tag(email, 'emailId') === rows[0].id)!;
+    const captured = stack.ses.emails.find((email) => emailTag(email, 'emailId') === rows[0].id)!;
     expect(captured.request.Content.Simple!.Subject.Data).toBe('[Test] Preview friend');
     expect(captured.request.Destination!.ToAddresses).toEqual(['tester@example.com']);
     expect(await stack.query('SELECT 1 FROM contacts WHERE project_id = $1', [p.id])).toHaveLength(0);
@@ -410,15 +391,12 @@ describe('campaigns API', () => {
     await p.contact('two@example.com');
     const id = await p.create();
     await p.post(`/campaigns/${id}/send`);
-    await p.until(id, 'SENT');
+    await p.untilStatus(id, 'SENT');
     const emails: { message_id: string; to_email: string }[] = await stack.query('SELECT message_id, to_email FROM emails WHERE campaign_id = $1 ORDER BY to_email', [id]);
     const [one, two] = emails.map((email) => email.message_id);
+    const events = new MailEventsPoster(stack.client, SECRET);
     const notify = async (eventType: string, messageId: string, section: Record<string, unknown> = {}) => {
-      const sectionName = eventType.charAt(0).toLowerCase() + eventType.slice(1);
-      const record = { eventType, mail: { messageId, timestamp: new Date().toISOString() }, [sectionName]: { timestamp: new Date().toISOString(), ...section } };
-      const body = JSON.stringify({ Type: 'Notification', MessageId: randomUUID(), TopicArn: 'arn:aws:sns:us-east-1:1:herald', Message: JSON.stringify(record), Timestamp: new Date().toISOString() });
-      const answer = await stack.client.call('POST', `/webhooks/mail-events?secret=${SECRET}`, { rawBody: body, headers: { 'content-type': 'text/plain' } });
-      expect(answer.status).toBe(200);
+      expect((await events.post(sesEvent(eventType, messageId, section))).status).toBe(200);
     };
     await notify('Delivery', one);
     await notify('Delivery', two);
@@ -450,7 +428,7 @@ describe('campaigns API under a send rate', () => {
     const id = await p.create();
     const started = Date.now();
     await p.post(`/campaigns/${id}/send`);
-    await p.until(id, 'SENT');
+    await p.untilStatus(id, 'SENT');
     // Batches of 10 at 10/s: the first two last at least a second each.
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(await p.received(id)).toEqual(once(addresses));
@@ -460,11 +438,7 @@ describe('campaigns API under a send rate', () => {
     await p.contacts(60, 'cancel');
     const id = await p.create();
     await p.post(`/campaigns/${id}/send`);
-    const deadline = Date.now() + 20_000;
-    while ((await p.row(id)).sent_count < 10) {
-      if (Date.now() > deadline) throw new Error('the campaign did not start sending');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(() => p.row(id), (row) => row.sent_count >= 10, 'the campaign to start sending', 20_000);
     const cancelled = await p.post(`/campaigns/${id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'CANCELLED' });
     const atCancel = Object.keys(await p.received(id)).length;

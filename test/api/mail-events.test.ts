@@ -3,42 +3,9 @@ import { MailEventsService } from '../../src/mail-events/mail-events-service';
 import { parseSnsMessage } from '../../src/mail-events/sns-message';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { Client, startApi, uniqueEmail, type TestApi } from '../support/api';
+import { sesEvent, snsNotification, TOPIC } from '../support/mail-events';
 
 const SECRET = 'mail-events-test-secret';
-const TOPIC = 'arn:aws:sns:us-east-1:123456789012:herald-mail-events';
-
-const SECTIONS: Record<string, string> = {
-  Delivery: 'delivery',
-  Bounce: 'bounce',
-  Complaint: 'complaint',
-  Open: 'open',
-  Click: 'click',
-  Reject: 'reject',
-  DeliveryDelay: 'deliveryDelay',
-};
-
-/** An SES event-publishing record about `messageId`. */
-function sesEvent(eventType: string, messageId: string, section: Record<string, unknown> = {}, timestamp = new Date().toISOString()) {
-  return {
-    eventType,
-    mail: { timestamp: '2025-01-01T12:00:00.000Z', messageId, source: 'hello@mail.example.com', destination: ['someone@example.com'] },
-    [SECTIONS[eventType]]: { timestamp, ...section },
-  };
-}
-
-/** An SNS notification envelope carrying `record`, as the JSON text SNS posts. */
-function notification(record: unknown, messageId: string = randomUUID()): string {
-  return JSON.stringify({
-    Type: 'Notification',
-    MessageId: messageId,
-    TopicArn: TOPIC,
-    Message: JSON.stringify(record),
-    Timestamp: new Date().toISOString(),
-    SignatureVersion: '1',
-    Signature: 'c2lnbmF0dXJl',
-    SigningCertURL: 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-example.pem',
-  });
-}
 
 describe('POST /webhooks/mail-events', () => {
   let api: TestApi;
@@ -85,7 +52,7 @@ describe('POST /webhooks/mail-events', () => {
   it('answers 401 to a wrong or missing secret and records nothing', async () => {
     const { emailId, contactId, messageId } = await sentEmail();
     const snsId = randomUUID();
-    const body = notification(sesEvent('Delivery', messageId), snsId);
+    const body = snsNotification(sesEvent('Delivery', messageId), snsId);
     for (const secret of ['wrong-secret', '', null]) {
       const answer = await post(body, secret);
       expect(answer.status).toBe(401);
@@ -98,7 +65,7 @@ describe('POST /webhooks/mail-events', () => {
 
   it('marks a delivery DELIVERED with its time and stores email.delivered on the contact', async () => {
     const { emailId, contactId, messageId } = await sentEmail();
-    const answer = await post(notification(sesEvent('Delivery', messageId, {}, '2025-01-01T12:00:05.000Z')));
+    const answer = await post(snsNotification(sesEvent('Delivery', messageId, {}, '2025-01-01T12:00:05.000Z')));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ success: true, outcome: 'applied' });
     const row = await emailRow(emailId);
@@ -111,14 +78,14 @@ describe('POST /webhooks/mail-events', () => {
 
   it('accepts the envelope as application/json too', async () => {
     const { emailId, messageId } = await sentEmail();
-    const answer = await post(notification(sesEvent('Delivery', messageId)), SECRET, 'application/json');
+    const answer = await post(snsNotification(sesEvent('Delivery', messageId)), SECRET, 'application/json');
     expect(answer.status).toBe(200);
     expect((await emailRow(emailId)).status).toBe('DELIVERED');
   });
 
   it('counts the same notification (same SNS MessageId) once', async () => {
     const { contactId, messageId } = await sentEmail();
-    const body = notification(sesEvent('Open', messageId));
+    const body = snsNotification(sesEvent('Open', messageId));
     expect((await post(body)).body.outcome).toBe('applied');
     expect((await post(body)).body).toEqual({ success: true, outcome: 'duplicate' });
     expect(await eventsOf(contactId)).toEqual([expect.objectContaining({ name: 'email.opened' })]);
@@ -126,8 +93,8 @@ describe('POST /webhooks/mail-events', () => {
 
   it('keeps the furthest status but fills the time of an event that arrives late', async () => {
     const { emailId, contactId, messageId } = await sentEmail();
-    await post(notification(sesEvent('Open', messageId, {}, '2025-01-01T12:05:00.000Z')));
-    await post(notification(sesEvent('Delivery', messageId, {}, '2025-01-01T12:00:05.000Z')));
+    await post(snsNotification(sesEvent('Open', messageId, {}, '2025-01-01T12:05:00.000Z')));
+    await post(snsNotification(sesEvent('Delivery', messageId, {}, '2025-01-01T12:00:05.000Z')));
     const row = await emailRow(emailId);
     expect(row.status).toBe('OPENED');
     expect(row.opened_at.toISOString()).toBe('2025-01-01T12:05:00.000Z');
@@ -137,7 +104,7 @@ describe('POST /webhooks/mail-events', () => {
 
   it('records the link of a click', async () => {
     const { emailId, contactId, messageId } = await sentEmail();
-    await post(notification(sesEvent('Click', messageId, { link: 'https://example.com/pricing', ipAddress: '192.0.2.1' })));
+    await post(snsNotification(sesEvent('Click', messageId, { link: 'https://example.com/pricing', ipAddress: '192.0.2.1' })));
     expect((await emailRow(emailId)).status).toBe('CLICKED');
     const [event] = await eventsOf(contactId);
     expect(event).toEqual({ name: 'email.clicked', source: 'SYSTEM', data: expect.objectContaining({ link: 'https://example.com/pricing' }) });
@@ -147,7 +114,7 @@ describe('POST /webhooks/mail-events', () => {
   it('bounces a permanent bounce: BOUNCED, address suppressed, contact unsubscribed with contact.unsubscribed', async () => {
     const { emailId, contactId, address, messageId } = await sentEmail();
     const bounce = { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: address, diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] };
-    expect((await post(notification(sesEvent('Bounce', messageId, bounce)))).status).toBe(200);
+    expect((await post(snsNotification(sesEvent('Bounce', messageId, bounce)))).status).toBe(200);
     const row = await emailRow(emailId);
     expect(row.status).toBe('BOUNCED');
     expect(row.bounced_at).not.toBeNull();
@@ -165,7 +132,7 @@ describe('POST /webhooks/mail-events', () => {
 
   it('records a complaint: COMPLAINED, address suppressed, contact unsubscribed', async () => {
     const { emailId, contactId, address, messageId } = await sentEmail('DELIVERED');
-    await post(notification(sesEvent('Complaint', messageId, { complaintFeedbackType: 'abuse', complainedRecipients: [{ emailAddress: address }] })));
+    await post(snsNotification(sesEvent('Complaint', messageId, { complaintFeedbackType: 'abuse', complainedRecipients: [{ emailAddress: address }] })));
     const row = await emailRow(emailId);
     expect(row.status).toBe('COMPLAINED');
     expect(row.complained_at).not.toBeNull();
@@ -176,7 +143,7 @@ describe('POST /webhooks/mail-events', () => {
 
   it('stores a transient bounce as an event only: no status change, no suppression', async () => {
     const { emailId, contactId, address, messageId } = await sentEmail();
-    await post(notification(sesEvent('Bounce', messageId, { bounceType: 'Transient', bounceSubType: 'MailboxFull' })));
+    await post(snsNotification(sesEvent('Bounce', messageId, { bounceType: 'Transient', bounceSubType: 'MailboxFull' })));
     const row = await emailRow(emailId);
     expect(row.status).toBe('SENT');
     expect(row.bounced_at).toBeNull();
@@ -187,21 +154,21 @@ describe('POST /webhooks/mail-events', () => {
 
   it('fails a rejected email with email.failed, and ignores a delivery delay', async () => {
     const rejected = await sentEmail();
-    await post(notification(sesEvent('Reject', rejected.messageId, { reason: 'Bad content' })));
+    await post(snsNotification(sesEvent('Reject', rejected.messageId, { reason: 'Bad content' })));
     const row = await emailRow(rejected.emailId);
     expect(row.status).toBe('FAILED');
     expect(row.error).toContain('Bad content');
     expect(await eventsOf(rejected.contactId)).toEqual([expect.objectContaining({ name: 'email.failed' })]);
 
     const delayed = await sentEmail();
-    expect((await post(notification(sesEvent('DeliveryDelay', delayed.messageId, { delayType: 'MailboxFull' })))).status).toBe(200);
+    expect((await post(snsNotification(sesEvent('DeliveryDelay', delayed.messageId, { delayType: 'MailboxFull' })))).status).toBe(200);
     expect((await emailRow(delayed.emailId)).status).toBe('SENT');
     expect(await eventsOf(delayed.contactId)).toEqual([]);
   });
 
   it('acknowledges an event for an unknown message id, keeping its receipt', async () => {
     const snsId = randomUUID();
-    const answer = await post(notification(sesEvent('Delivery', 'no-such-message-id'), snsId));
+    const answer = await post(snsNotification(sesEvent('Delivery', 'no-such-message-id'), snsId));
     expect(answer.status).toBe(200);
     expect(answer.body.outcome).toBe('unmatched');
     expect(await api.dataSource.query('SELECT 1 FROM mail_event_receipts WHERE notification_id = $1', [snsId])).toHaveLength(1);
@@ -210,7 +177,7 @@ describe('POST /webhooks/mail-events', () => {
   it('answers 400 to a body that is not an SNS message or carries no SES event', async () => {
     expect((await post('not json')).status).toBe(400);
     expect((await post(JSON.stringify({ Type: 'Something', MessageId: 'x', Message: '' }))).status).toBe(400);
-    expect((await post(notification({ hello: 'world' }))).status).toBe(400);
+    expect((await post(snsNotification({ hello: 'world' }))).status).toBe(400);
   });
 
   it('refuses to confirm a subscription whose SubscribeURL is not on an SNS host', async () => {
@@ -252,7 +219,7 @@ describe('POST /webhooks/mail-events with MAIL_EVENTS_VERIFY_SNS=true', () => {
 
   it('refuses a message whose signing certificate is not on an SNS host, recording nothing', async () => {
     const snsId = randomUUID();
-    const body = JSON.parse(notification(sesEvent('Delivery', 'any-message-id'), snsId));
+    const body = JSON.parse(snsNotification(sesEvent('Delivery', 'any-message-id'), snsId));
     body.SigningCertURL = 'https://certificates.example.com/cert.pem';
     const answer = await new Client(api.url).call('POST', `/webhooks/mail-events?secret=${SECRET}`, {
       rawBody: JSON.stringify(body),

@@ -1,48 +1,30 @@
 import { randomUUID } from 'node:crypto';
-import { Client, signupWithProject, uniqueEmail } from '../support/api';
+import { Client, projectWithVerifiedDomain, signupWithProject, uniqueEmail } from '../support/api';
 import { MailEventsPoster } from '../support/mail-events';
-import { emailTag, SesServer } from '../support/ses-server';
-import { startTestStack, type TestStack } from '../support/stack';
+import { emailTag } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { eventually } from '../support/wait';
 
 const SECRET = 'security-test-mail-events-secret';
 const TASK_QUEUE = 'security-test';
 
-/** Polls `check` until it answers something truthy. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('sender reputation: rates, automatic suspension and lifting', () => {
-  let ses: SesServer;
-  let stack: TestStack;
+  let stack: SesStack;
   let events: MailEventsPoster;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    stack = await startTestStack({ SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, TEMPORAL_TASK_QUEUE: TASK_QUEUE, MAIL_EVENTS_SECRET: SECRET });
+    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MAIL_EVENTS_SECRET: SECRET });
     events = new MailEventsPoster(stack.client, SECRET);
   });
-  afterAll(async () => {
-    await stack.close();
-    await ses.close();
-  });
+  afterAll(() => stack.close());
 
   const query = (sql: string, params: unknown[] = []) => stack.api.dataSource.query(sql, params);
 
   /** A new project of a new owner, with a verified domain. */
   async function project() {
-    const owner = await signupWithProject(stack.api);
-    const { id, secretKey: key } = owner.project;
-    const domain = `rep-${id.slice(0, 8)}.example.com`;
-    await query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [id, domain]);
+    const owner = await projectWithVerifiedDomain(stack.api);
+    const { key, domain } = owner;
+    const { id } = owner.project;
     return {
       id,
       key,
@@ -70,7 +52,7 @@ describe('sender reputation: rates, automatic suspension and lifting', () => {
         expect(answer.status).toBe(200);
         const [{ email: emailId }] = answer.body.data.emails;
         await eventually(async () => (await query(`SELECT 1 FROM emails WHERE id = $1 AND status = 'SENT'`, [emailId])).length > 0, 'the email to be sent');
-        expect(ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toHaveLength(1);
+        expect(stack.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toHaveLength(1);
       },
     };
   }
@@ -217,7 +199,7 @@ describe('sender reputation: rates, automatic suspension and lifting', () => {
     expect(outcome).toBe('PROJECT_DISABLED');
     const [row] = await query('SELECT status, error, sent_at FROM emails WHERE id = $1', [emailId]);
     expect(row).toEqual({ status: 'FAILED', error: 'Not sent: the project is suspended', sent_at: null });
-    expect(ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toEqual([]);
+    expect(stack.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toEqual([]);
   });
 
   it('lets an OWNER (not a MEMBER) lift the suspension: sending resumes and the window starts afresh', async () => {

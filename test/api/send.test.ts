@@ -1,48 +1,38 @@
 import PostalMime from 'postal-mime';
-import { signupWithProject, type Client, type TestApi } from '../support/api';
-import { emailTag, SesServer } from '../support/ses-server';
-import { startTestStack, type TestStack } from '../support/stack';
+import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
+import { emailTag, type SesServer } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { until } from '../support/wait';
 
-/** Polls the email records until none is QUEUED. */
-async function settled(api: TestApi, ids: string[], timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await api.dataSource.query('SELECT * FROM emails WHERE id = ANY($1::uuid[]) ORDER BY to_email', [ids]);
-    if (rows.length === ids.length && rows.every((row: { status: string }) => row.status !== 'QUEUED')) return rows;
-    if (Date.now() > deadline) throw new Error(`emails still queued: ${JSON.stringify(rows.map((r: { status: string }) => r.status))}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
+/** Polls the email records until all exist and none is QUEUED; answers them ordered by address. */
+const settled = (api: TestApi, ids: string[]) =>
+  until(
+    () => api.dataSource.query('SELECT * FROM emails WHERE id = ANY($1::uuid[]) ORDER BY to_email', [ids]),
+    (rows) => rows.length === ids.length && rows.every((row: { status: string }) => row.status !== 'QUEUED'),
+    'no email to be QUEUED',
+  );
 
 describe('POST /v1/send through SES', () => {
   let ses: SesServer;
-  let stack: TestStack;
+  let stack: SesStack;
   let api: TestApi;
   let client: Client;
   let key: string;
   let projectId: string;
+  let domain: string;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    const env = { SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, TEMPORAL_TASK_QUEUE: 'send-test' };
-    stack = await startTestStack(env);
-    ({ api, client } = stack);
+    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: 'send-test' });
+    ({ api, client, ses } = stack);
   });
-  afterAll(async () => {
-    await stack.close();
-    await ses.close();
-  });
+  afterAll(() => stack.close());
   beforeEach(async () => {
-    const { project } = await signupWithProject(api);
-    key = project.secretKey;
-    projectId = project.id;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [projectId, `${projectId}.example.com`]);
+    const created = await projectWithVerifiedDomain(api);
+    ({ key, domain } = created);
+    projectId = created.project.id;
   });
 
-  const from = () => `hello@mail.${projectId}.example.com`;
+  const from = () => `hello@mail.${domain}`;
   const send = (body: Record<string, unknown>, headers?: Record<string, string>) => client.post('/v1/send', { from: from(), ...body }, { key, headers });
   const sentTo = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
 

@@ -1,6 +1,7 @@
 import { signupWithProject, type Client } from '../support/api';
 import { DnsTestServer } from '../support/dns-server';
 import { startTestStack, type TestStack } from '../support/stack';
+import { until } from '../support/wait';
 
 interface DomainRecord {
   type: 'CNAME' | 'TXT' | 'MX';
@@ -18,16 +19,6 @@ function publish(dns: DnsTestServer, records: DomainRecord[]): void {
     if (r.type === 'TXT') txt.set(r.name, [...(txt.get(r.name) ?? []), r.value]);
   }
   for (const [name, values] of txt) dns.set(name, 'TXT', values);
-}
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('GET /projects/{id}/setup-state follows a new project through onboarding', () => {

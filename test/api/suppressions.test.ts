@@ -1,41 +1,21 @@
-import { signupWithProject, type Answer } from '../support/api';
-import { emailTag, SesServer, type CapturedEmail } from '../support/ses-server';
-import { startTestStack, type TestStack } from '../support/stack';
-
-/** Polls `check` until it answers something truthy. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { projectWithVerifiedDomain, type Answer } from '../support/api';
+import { emailTag, type CapturedEmail } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { eventually } from '../support/wait';
 
 const recipients = (captured: CapturedEmail[]) => captured.flatMap((email) => email.request.Destination?.ToAddresses ?? []);
 
 describe('suppression list', () => {
-  let ses: SesServer;
-  let stack: TestStack;
+  let stack: SesStack;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    stack = await startTestStack({ SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, TEMPORAL_TASK_QUEUE: 'suppressions-test' });
+    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: 'suppressions-test' });
   });
-  afterAll(async () => {
-    await stack.close();
-    await ses.close();
-  });
+  afterAll(() => stack.close());
 
   /** A new project with a verified domain and calls bound to its secret key. */
   async function project() {
-    const { project: created } = await signupWithProject(stack.api);
-    const domain = `sup-${created.id.slice(0, 8)}.example.com`;
-    await stack.api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [created.id, domain]);
-    const key: string = created.secretKey;
+    const { project: created, key, domain } = await projectWithVerifiedDomain(stack.api);
     return {
       id: created.id as string,
       publicKey: created.publicKey as string,
@@ -150,9 +130,9 @@ describe('suppression list', () => {
       expect((await p.post('/suppressions', { domain: 'blocked.example' })).status).toBe(201);
     });
 
-    const capturedFor = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
+    const capturedFor = (emailId: string) => stack.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
     /** Every address the project's email went to through SES. */
-    const projectRecipients = () => recipients(ses.emails.filter((captured) => emailTag(captured, 'projectId') === p.id));
+    const projectRecipients = () => recipients(stack.ses.emails.filter((captured) => emailTag(captured, 'projectId') === p.id));
     const statusOf = async (emailId: string) => (await stack.api.dataSource.query('SELECT status FROM emails WHERE id = $1', [emailId]))[0].status;
 
     it('/v1/send: SUPPRESSED for a listed address or domain, nothing sent; sent again once removed; subdomains not covered', async () => {

@@ -1,25 +1,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
-import { SesServer } from '../support/ses-server';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { projectWithVerifiedDomain, signupWithProject, type Client, type TestApi } from '../support/api';
+import type { SesServer } from '../support/ses-server';
+import { startSesStack, type SesStack } from '../support/stack';
+import { eventually } from '../support/wait';
 
 /** A task queue of this file's own, so workers of other test files never take its executions. */
 const env = { TEMPORAL_TASK_QUEUE: 'workflows-test', WEBHOOK_ALLOW_PRIVATE: 'true' };
 
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 const ACTIVE = ['RUNNING', 'WAITING'];
-
-/** Polls until `check` returns a truthy value; fails after `timeoutMs`. */
-async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A local HTTP server recording the requests WEBHOOK steps make. */
 async function startReceiver() {
@@ -38,37 +28,23 @@ async function startReceiver() {
 }
 
 describe('workflows', () => {
+  let stack: SesStack;
   let ses: SesServer;
-  let temporal: TestTemporal;
   let api: TestApi;
-  let worker: TestWorker;
   let client: Client;
   let key: string;
   let publicKey: string;
   let domain: string;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
-    process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
-    const config = { ...env, SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint };
-    temporal = await connectTestTemporal();
-    api = await startApi({ env: config, temporal: temporal.client });
-    worker = await startTestWorker(api.dataSource, config);
-    client = new Client(api.url);
+    stack = await startSesStack(env);
+    ({ ses, api, client } = stack);
   });
-  afterAll(async () => {
-    await worker?.close();
-    await api?.close();
-    await temporal?.close();
-    await ses?.close();
-  });
+  afterAll(() => stack?.close());
   beforeEach(async () => {
-    const { project } = await signupWithProject(api);
-    key = project.secretKey;
-    publicKey = project.publicKey;
-    domain = `wf-${project.id.slice(0, 8)}.example.com`;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, domain]);
+    const created = await projectWithVerifiedDomain(api);
+    ({ key, domain } = created);
+    publicKey = created.project.publicKey;
   });
 
   const get = (path: string) => client.get(path, { key });

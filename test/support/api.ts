@@ -122,3 +122,11 @@ export async function signupWithProject(api: { url: string }, name = 'Test proje
   if (project.status !== 201) throw new Error(`project failed: ${project.status} ${JSON.stringify(project.body)}`);
   return { client, email, user: signup.body, project: project.body };
 }
+
+/** Like `signupWithProject`, with a VERIFIED sending domain added to the project; also answers its secret key and the domain. */
+export async function projectWithVerifiedDomain(api: TestApi) {
+  const signedUp = await signupWithProject(api);
+  const domain = `${signedUp.project.id}.example.com`;
+  await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [signedUp.project.id, domain]);
+  return { ...signedUp, key: signedUp.project.secretKey as string, domain };
+}

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Answer, Client } from './api';
 
-const TOPIC = 'arn:aws:sns:us-east-1:123456789012:herald-mail-events';
+/** The SNS topic the test notifications come from. */
+export const TOPIC = 'arn:aws:sns:us-east-1:123456789012:herald-mail-events';
 
 const SECTIONS: Record<string, string> = {
   Delivery: 'delivery',

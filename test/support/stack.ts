@@ -1,4 +1,5 @@
 import { Client, startApi, type TestApi } from './api';
+import { SesServer } from './ses-server';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from './worker';
 
 /** The API and a worker on the test Temporal server, configured alike by `env`. */
@@ -24,6 +25,33 @@ export async function startTestStack(env: Record<string, string>): Promise<TestS
       await worker.close();
       await api.close();
       await temporal.close();
+    },
+  };
+}
+
+/** A test stack that sends through its own local SES server. */
+export interface SesStack extends TestStack {
+  ses: SesServer;
+}
+
+/** Starts a local SES server and a test stack sending through it with test AWS credentials; `close()` stops both. */
+export async function startSesStack(env: Record<string, string>): Promise<SesStack> {
+  const ses = await SesServer.start();
+  process.env.AWS_ACCESS_KEY_ID = 'AKIDTEST';
+  process.env.AWS_SECRET_ACCESS_KEY = 'test-secret';
+  let stack: TestStack;
+  try {
+    stack = await startTestStack({ ...env, SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint });
+  } catch (error) {
+    await ses.close();
+    throw error;
+  }
+  return {
+    ...stack,
+    ses,
+    close: async () => {
+      await stack.close();
+      await ses.close();
     },
   };
 }

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { StepType } from '../../src/entities/workflow';
 
+/** Polling for the engine's tests, shared with the rest of the suite. */
+export { until } from '../support/wait';
+
 /** A project with a verified sender domain, inserted directly. */
 export async function createProject(dataSource: DataSource): Promise<{ projectId: string; domain: string }> {
   const [{ id }]: { id: string }[] = await dataSource.query(`INSERT INTO projects (name) VALUES ('Workflow engine test') RETURNING id`);
@@ -58,15 +61,4 @@ export async function createWorkflow(
     ]);
   }
   return { workflowId, stepIds };
-}
-
-/** Polls until `read` returns something that satisfies `done`; fails after the timeout. */
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

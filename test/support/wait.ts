@@ -1,0 +1,15 @@
+/** Polls `read` every 100 ms until `done` accepts what it answers, and answers that; throws after `timeoutMs`, naming `what`. */
+export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what = 'a condition', timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Polls `check` until it answers something truthy, and answers that; throws after `timeoutMs`, naming `what`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T> {
+  return (await until(check, Boolean, what, timeoutMs))!;
+}
