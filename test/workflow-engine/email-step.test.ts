@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
-import { openDatabase } from '../../src/db/data-source';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { createMailer, listOutboxMessages } from '../../src/mailer';
 import { Delivery } from '../../src/sending/delivery';
@@ -10,30 +8,21 @@ import { workflowEmailId } from '../../src/workflow-engine/email-ids';
 import { EmailStep } from '../../src/workflow-engine/email-step';
 import { ExecutionRecords } from '../../src/workflow-engine/execution-records';
 import { startExecution, type EngineDeps } from '../../src/workflow-engine/start-execution';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
-import { createContact, createProject, createWorkflow, until } from './fixtures';
+import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
 
 describe('SEND_EMAIL steps', () => {
+  let engine: TestEngine;
   let dataSource: DataSource;
-  let temporal: TestTemporal;
-  let worker: TestWorker;
   let deps: EngineDeps;
   let projectId: string;
   let domain: string;
 
   beforeAll(async () => {
-    const taskQueue = `wf-email-${randomUUID()}`;
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
-    temporal = await connectTestTemporal();
-    worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
-    deps = { dataSource, temporal: temporal.client, taskQueue };
+    engine = await startEngine('wf-email');
+    ({ dataSource, deps } = engine);
     ({ projectId, domain } = await createProject(dataSource));
   });
-  afterAll(async () => {
-    await worker?.close();
-    await temporal?.close();
-    await dataSource?.destroy();
-  });
+  afterAll(() => engine?.close());
 
   const execution = async (executionId: string) =>
     ((await dataSource.query('SELECT status, error, context FROM workflow_executions WHERE id = $1', [executionId])) as {

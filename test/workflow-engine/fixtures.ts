@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { openDatabase } from '../../src/db/data-source';
 import type { StepType } from '../../src/entities/workflow';
+import type { EngineDeps } from '../../src/workflow-engine/start-execution';
+import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
 
 /** Polling for the engine's tests, shared with the rest of the suite. */
 export { until } from '../support/wait';
@@ -61,4 +64,32 @@ export async function createWorkflow(
     ]);
   }
   return { workflowId, stepIds };
+}
+
+/** The database, a Temporal client and a worker on a task queue of their own: what the engine's tests run against. */
+export interface TestEngine {
+  dataSource: DataSource;
+  temporal: TestTemporal;
+  worker: TestWorker;
+  deps: EngineDeps;
+  close(): Promise<void>;
+}
+
+/** Opens a pool on the test database and starts a worker on a fresh task queue named after `prefix`. */
+export async function startEngine(prefix: string): Promise<TestEngine> {
+  const taskQueue = `${prefix}-${randomUUID()}`;
+  const dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+  const temporal = await connectTestTemporal();
+  const worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
+  return {
+    dataSource,
+    temporal,
+    worker,
+    deps: { dataSource, temporal: temporal.client, taskQueue },
+    close: async () => {
+      await worker.close();
+      await temporal.close();
+      await dataSource.destroy();
+    },
+  };
 }

@@ -1,31 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/db/data-source';
 import { cancelExecution, startExecution, type EngineDeps } from '../../src/workflow-engine/start-execution';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
-import { createContact, createProject, createWorkflow, until } from './fixtures';
+import type { TestTemporal } from '../support/worker';
+import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
 
 /** An execution terminated by an operator in the Temporal UI runs no cleanup; the next start records its end. */
 describe('executions whose Temporal workflow was terminated from outside', () => {
+  let engine: TestEngine;
   let dataSource: DataSource;
   let temporal: TestTemporal;
-  let worker: TestWorker;
   let deps: EngineDeps;
   let projectId: string;
 
   beforeAll(async () => {
-    const taskQueue = `wf-orphans-${randomUUID()}`;
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
-    temporal = await connectTestTemporal();
-    worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
-    deps = { dataSource, temporal: temporal.client, taskQueue };
+    engine = await startEngine('wf-orphans');
+    ({ dataSource, temporal, deps } = engine);
     ({ projectId } = await createProject(dataSource));
   });
-  afterAll(async () => {
-    await worker?.close();
-    await temporal?.close();
-    await dataSource?.destroy();
-  });
+  afterAll(() => engine?.close());
 
   const record = async (id: string) =>
     ((await dataSource.query('SELECT status, error FROM workflow_executions WHERE id = $1', [id])) as { status: string; error: string | null }[])[0];

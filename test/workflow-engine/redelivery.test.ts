@@ -1,35 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/db/data-source';
 import { redeliverDue } from '../../src/events/redelivery';
 import { signalWaitingExecutions, startExecution, type EngineDeps } from '../../src/workflow-engine/start-execution';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
-import { createContact, createProject, createWorkflow, until } from './fixtures';
+import type { TestWorker } from '../support/worker';
+import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
 
 /**
  * A dispatch delivered late or twice, as after a crash between a commit and its dispatch:
  * workflow triggers start each execution once, and an execution takes each event once.
  */
 describe('event dispatches redelivered to workflow triggers and waits', () => {
+  let engine: TestEngine;
   let dataSource: DataSource;
-  let temporal: TestTemporal;
   let worker: TestWorker;
   let deps: EngineDeps;
   let projectId: string;
 
   beforeAll(async () => {
-    const taskQueue = `wf-redelivery-${randomUUID()}`;
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
-    temporal = await connectTestTemporal();
-    worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
-    deps = { dataSource, temporal: temporal.client, taskQueue };
+    engine = await startEngine('wf-redelivery');
+    ({ dataSource, worker, deps } = engine);
     ({ projectId } = await createProject(dataSource));
   });
-  afterAll(async () => {
-    await worker?.close();
-    await temporal?.close();
-    await dataSource?.destroy();
-  });
+  afterAll(() => engine?.close());
 
   /** Stores an event and its dispatch, due now, as a process that died right after its commit leaves them. */
   async function undeliveredEvent(contactId: string, name: string): Promise<string> {

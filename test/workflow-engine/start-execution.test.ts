@@ -1,31 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/db/data-source';
 import type { WorkflowExecution } from '../../src/entities/workflow';
 import { cancelExecution, signalWaitingExecutions, startExecution, type EngineDeps } from '../../src/workflow-engine/start-execution';
-import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
-import { createContact, createProject, createWorkflow, until, type StepSpec } from './fixtures';
+import type { TestTemporal } from '../support/worker';
+import { createContact, createProject, createWorkflow, until, type StepSpec, startEngine, type TestEngine } from './fixtures';
 
 describe('startExecution, cancelExecution and signalWaitingExecutions', () => {
+  let engine: TestEngine;
   let dataSource: DataSource;
   let temporal: TestTemporal;
-  let worker: TestWorker;
   let deps: EngineDeps;
   let projectId: string;
 
   beforeAll(async () => {
-    const taskQueue = `wf-engine-${randomUUID()}`;
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
-    temporal = await connectTestTemporal();
-    worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
-    deps = { dataSource, temporal: temporal.client, taskQueue };
+    engine = await startEngine('wf-engine');
+    ({ dataSource, temporal, deps } = engine);
     ({ projectId } = await createProject(dataSource));
   });
-  afterAll(async () => {
-    await worker?.close();
-    await temporal?.close();
-    await dataSource?.destroy();
-  });
+  afterAll(() => engine?.close());
 
   const LONG_DELAY: StepSpec[] = [{ key: 'delay', type: 'DELAY', config: { amount: 1, unit: 'days' } }];
   const EXIT_AT_ONCE: StepSpec[] = [{ key: 'exit', type: 'EXIT' }];
