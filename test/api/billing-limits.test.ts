@@ -82,6 +82,8 @@ describe('billing limits and consumption', () => {
         expect([body, answer.status, answer.body.error.code]).toEqual([body, 422, 'VALIDATION_ERROR']);
         expect(answer.body.error.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
       }
+      const both = await setLimits({ contacts: -1, sms: 5 });
+      expect(both.body.error.errors.map((error: { field: string }) => error.field).sort()).toEqual(['contacts', 'sms']);
       expect((await owner.get(limitsPath())).body.limits).toEqual({ emails: 10, contacts: null });
     });
 
