@@ -8,6 +8,7 @@ import { CampaignAudienceIndex1764060000000 } from './1764060000000-campaign-aud
 import { Workflows1764100000000 } from './1764100000000-workflows';
 import { BillingSecurity1764200000000 } from './1764200000000-billing-security';
 import { EventDispatches1764300000000 } from './1764300000000-event-dispatches';
+import { OAuthAccounts1764400000000 } from './1764400000000-oauth-accounts';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   Workflows1764100000000,
   BillingSecurity1764200000000,
   EventDispatches1764300000000,
+  OAuthAccounts1764400000000,
 ];

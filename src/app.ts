@@ -17,6 +17,7 @@ import { contactsRouter } from './routes/contacts';
 import { eventsRouter, trackHandler } from './routes/events';
 import { jobsRouter } from './routes/jobs';
 import { mailEventsRouter } from './routes/mail-events';
+import { oauthRouter } from './routes/oauth';
 import { pagesRouter } from './routes/pages';
 import { paymentsWebhookRouter } from './routes/payments-webhook';
 import { securityRouter } from './routes/security';
@@ -54,7 +55,7 @@ export function createApp(deps: AppDeps): Express {
       genReqId: (req) => (req as express.Request).id,
       quietReqLogger: true,
       serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/([?&]secret=)[^&]*/g, '$1[redacted]') }),
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/([?&](?:secret|code|state)=)[^&]*/g, '$1[redacted]') }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
     }),
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter({ version: config.version, publicUrl: config.publicUrl }));
   if (config.transport === 'outbox') app.use(outboxRouter({ dataSource }));
   app.use(authRouter(services, config, dataSource));
+  app.use(oauthRouter(config, dataSource));
   app.use(usersRouter(services, dataSource));
   app.use(projectsRouter(services, dataSource));
   app.use(billingRouter(services, dataSource));

@@ -42,6 +42,8 @@ export interface Config {
   /** The price a checkout subscribes to when the request names none. */
   stripePriceId: string | undefined;
   sendRatePerSecond: number | undefined;
+  /** OAuth sign-in; a provider is present only when its client id and secret are both set. */
+  oauth: OAuthConfig;
   logLevel: string;
   version: string;
 }
@@ -51,6 +53,30 @@ export interface StripeApi {
   host: string;
   port: number;
   protocol: 'http' | 'https';
+}
+
+/** An OAuth app registered with a provider. */
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** GitHub sign-in: `oauthUrl` serves /login/oauth/*, `apiUrl` the REST API (both differ on GitHub Enterprise). */
+export interface GithubOAuth extends OAuthClient {
+  oauthUrl: string;
+  apiUrl: string;
+}
+
+/** Google sign-in: the authorize base, the token endpoint and the userinfo base. */
+export interface GoogleOAuth extends OAuthClient {
+  oauthUrl: string;
+  tokenUrl: string;
+  apiUrl: string;
+}
+
+export interface OAuthConfig {
+  github: GithubOAuth | undefined;
+  google: GoogleOAuth | undefined;
 }
 
 /** A configuration value that cannot be used; start-up stops with its message. */
@@ -90,6 +116,45 @@ function url(env: Env, name: string, fallback?: string): string | undefined {
     throw new ConfigError(`${name} must be a URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** An http(s) URL, without its trailing slash. */
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const value = url(env, name, fallback)!;
+  if (!/^https?:$/.test(new URL(value).protocol)) throw new ConfigError(`${name} must be an http(s) URL, got "${value}"`);
+  return value;
+}
+
+/** The client id and secret of an OAuth app (`<PREFIX>_CLIENT_ID`, `<PREFIX>_CLIENT_SECRET`): both or neither. */
+function oauthClient(env: Env, prefix: string): OAuthClient | undefined {
+  const [idName, secretName] = [`${prefix}_CLIENT_ID`, `${prefix}_CLIENT_SECRET`];
+  const clientId = str(env, idName);
+  const clientSecret = str(env, secretName);
+  if (clientId === undefined && clientSecret === undefined) return undefined;
+  if (clientId === undefined || clientSecret === undefined) {
+    const [missing, present] = clientId === undefined ? [idName, secretName] : [secretName, idName];
+    throw new ConfigError(`${missing} must be set when ${present} is (a provider needs both to enable sign-in)`);
+  }
+  return { clientId, clientSecret };
+}
+
+/** The OAuth providers with both credentials set, and the endpoints each calls (overridable for GitHub Enterprise or a test double). */
+function oauthConfig(env: Env): OAuthConfig {
+  const github = oauthClient(env, 'GITHUB');
+  const google = oauthClient(env, 'GOOGLE');
+  const githubEndpoints = {
+    oauthUrl: httpUrl(env, 'GITHUB_OAUTH_URL', 'https://github.com'),
+    apiUrl: httpUrl(env, 'GITHUB_API_URL', 'https://api.github.com'),
+  };
+  const googleEndpoints = {
+    oauthUrl: httpUrl(env, 'GOOGLE_OAUTH_URL', 'https://accounts.google.com'),
+    tokenUrl: httpUrl(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+    apiUrl: httpUrl(env, 'GOOGLE_API_URL', 'https://openidconnect.googleapis.com'),
+  };
+  return {
+    github: github && { ...github, ...githubEndpoints },
+    google: google && { ...google, ...googleEndpoints },
+  };
 }
 
 /** An http(s) origin with no path, split the way the `stripe` client takes it. */
@@ -189,6 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeApi: stripeApi(env, 'STRIPE_API_BASE'),
     stripePriceId: str(env, 'STRIPE_PRICE_ID'),
     sendRatePerSecond: sendRate === undefined ? undefined : Number(sendRate),
+    oauth: oauthConfig(env),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     version: (require('../package.json') as { version: string }).version,
   };

@@ -8,6 +8,7 @@ import { Email, EmailAttachment } from './email';
 import { EventRecord } from './event-record';
 import { Job, JobUpload } from './job';
 import { AuthToken } from './auth-token';
+import { OAuthAccount } from './oauth-account';
 import { OutboxMessage } from './outbox-message';
 import { Project } from './project';
 import { ProjectInvite } from './project-invite';
@@ -25,6 +26,7 @@ export const entities = [
   User,
   Session,
   AuthToken,
+  OAuthAccount,
   Project,
   ApiKey,
   ProjectMember,
@@ -59,6 +61,7 @@ export {
   Campaign,
   Segment,
   AuthToken,
+  OAuthAccount,
   Contact,
   ContactField,
   Domain,

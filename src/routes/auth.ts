@@ -29,7 +29,8 @@ class PasswordResetBody extends TokenBody {
   @IsString() @MinLength(8) @MaxLength(256) password: string;
 }
 
-function cookieOptions(config: Config): CookieOptions {
+/** The attributes of Herald's cookies: HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https. */
+export function cookieOptions(config: Config): CookieOptions {
   return {
     httpOnly: true,
     sameSite: 'lax',
@@ -38,32 +39,31 @@ function cookieOptions(config: Config): CookieOptions {
   };
 }
 
-/** Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`). */
+/** Sets the `herald_session` cookie carrying a session token. */
+export function setSessionCookie(res: Response, config: Config, token: string): Response {
+  return res.cookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: SESSION_DAYS * 86_400_000 });
+}
+
+/** Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`); OAuth lives in `oauth.ts`. */
 export function authRouter(services: Services, config: Config, dataSource: DataSource): Router {
   const router = Router();
-  const setSession = (res: Response, token: string) =>
-    res.cookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: SESSION_DAYS * 86_400_000 });
 
   router.post('/auth/signup', async (req, res) => {
     const body = parseBody(Credentials, req.body);
     const { user, sessionToken } = await services.auth.signup(body.email, body.password);
-    setSession(res, sessionToken).status(201).json(userView(user));
+    setSessionCookie(res, config, sessionToken).status(201).json(userView(user));
   });
 
   router.post('/auth/login', async (req, res) => {
     const body = parseBody(LoginBody, req.body);
     const { user, sessionToken } = await services.auth.login(body.email, body.password);
-    setSession(res, sessionToken).json(userView(user));
+    setSessionCookie(res, config, sessionToken).json(userView(user));
   });
 
   router.get('/auth/logout', async (req, res) => {
     const token: unknown = req.cookies?.[SESSION_COOKIE];
     if (typeof token === 'string' && token) await closeSession(dataSource, token);
     res.clearCookie(SESSION_COOKIE, cookieOptions(config)).json({ success: true });
-  });
-
-  router.get('/auth/oauth-config', (_req, res) => {
-    res.json({ providers: [] });
   });
 
   router.post('/auth/request-verification', async (req, res) => {

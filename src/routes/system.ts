@@ -19,7 +19,7 @@ export function systemRouter(deps: AppDeps): Router {
       features: {
         signups: !deps.config.disableSignups,
         billing: Boolean(deps.config.stripeSecretKey),
-        oauth: { github: false, google: false },
+        oauth: { github: Boolean(deps.config.oauth.github), google: Boolean(deps.config.oauth.google) },
         transport: deps.config.transport,
       },
     });

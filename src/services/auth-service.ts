@@ -16,6 +16,9 @@ export function userView(user: { id: string; email: string; emailVerified: boole
   return { id: user.id, email: user.email, emailVerified: user.emailVerified, createdAt: user.createdAt };
 }
 
+/** The 403 for creating an account while `DISABLE_SIGNUPS` is set. */
+export const signupsDisabled = () => forbidden('Sign-ups are disabled on this Herald instance', 'SIGNUPS_DISABLED');
+
 const invalidToken = () => new ApiError(400, 'INVALID_TOKEN', 'The token is invalid, expired or already used');
 
 /** Sign-up, sign-in, email verification and password reset. */
@@ -36,7 +39,7 @@ export class AuthService {
 
   /** Creates an account, joins any pending invites, opens a session and sends the verification email. */
   async signup(email: string, password: string): Promise<{ user: User; sessionToken: string }> {
-    if (this.config.disableSignups) throw forbidden('Sign-ups are disabled on this Herald instance', 'SIGNUPS_DISABLED');
+    if (this.config.disableSignups) throw signupsDisabled();
     const passwordHash = await hashPassword(password);
     const user = await this.dataSource.transaction(async (manager) => {
       const rows: { id: string }[] = await manager.query(

@@ -11,7 +11,7 @@ export function hashPassword(password: string): Promise<string> {
 const dummyHash = hash('herald-timing-equaliser', options);
 
 /** Checks a password against a stored hash; with no hash it still spends the same time and fails. */
-export async function verifyPassword(stored: string | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
   if (!stored) {
     await verify(await dummyHash, password).catch(() => false);
     return false;

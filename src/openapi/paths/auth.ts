@@ -11,6 +11,8 @@ import {
   jsonResponse,
   noAuth,
   object,
+  pathParam,
+  queryParam,
   schemaRef,
   uuid,
 } from '../builders';
@@ -31,6 +33,48 @@ const invalidToken: Response = jsonResponse(
   },
 );
 
+const oauthProvider = pathParam('provider', 'The OAuth provider, when configured.', { type: 'string', enum: ['github', 'google'] });
+const unknownProvider = errorResponse(404, 'NOT_FOUND', 'The provider is unknown or not configured on this deployment', {
+  message: 'OAuth provider not found',
+});
+
+/** A 302 to `where`, with the cookie it sets. */
+function redirectTo(description: string, location: string, cookie: string): Response {
+  return {
+    description,
+    headers: {
+      Location: { description: location, schema: { type: 'string', format: 'uri' } },
+      'Set-Cookie': { description: cookie, schema: { type: 'string' } },
+      'X-Request-Id': headerRef('X-Request-Id'),
+    },
+  };
+}
+
+const oauthCallbackFailed: Response = jsonResponse(
+  'The sign-in attempt failed; nothing was stored and the state cookie is cleared.',
+  schemaRef('ErrorResponse'),
+  {
+    examples: {
+      state: {
+        summary: 'Missing, forged, expired or mismatched `state` (`INVALID_OAUTH_STATE`)',
+        value: errorExample(400, 'INVALID_OAUTH_STATE', 'The sign-in attempt is unknown, expired or was started in another browser'),
+      },
+      denied: {
+        summary: 'The provider reported an error, e.g. the user cancelled (`OAUTH_DENIED`)',
+        value: errorExample(400, 'OAUTH_DENIED', 'GitHub did not sign you in (access_denied)'),
+      },
+      unverified: {
+        summary: 'The provider account has no verified (primary) email (`OAUTH_EMAIL_UNVERIFIED`)',
+        value: errorExample(400, 'OAUTH_EMAIL_UNVERIFIED', 'Your GitHub account has no verified primary email address'),
+      },
+      noCode: {
+        summary: 'No `code` in the callback (`BAD_REQUEST`)',
+        value: errorExample(400, 'BAD_REQUEST', 'GitHub sent no authorization code'),
+      },
+    },
+  },
+);
+
 /** An endpoint that answers 200 `{ success: true }` for any well-formed email, so accounts cannot be probed. */
 function emailRequest(operationId: string, summary: string, description: string): Operation {
   return {
@@ -47,7 +91,8 @@ function emailRequest(operationId: string, summary: string, description: string)
 export const pathModule: PathModule = {
   tag: {
     name: 'Auth',
-    description: 'Dashboard accounts. Signing in sets the `herald_session` cookie used by the Users and Projects endpoints.',
+    description:
+      'Dashboard accounts. Signing in (with a password, or with GitHub or Google) sets the `herald_session` cookie used by the Users and Projects endpoints.',
   },
   schemas: {
     User: object({ id: uuid, email, emailVerified: { type: 'boolean' }, createdAt: dateTime }),
@@ -75,6 +120,7 @@ export const pathModule: PathModule = {
       post: {
         operationId: 'login',
         summary: 'Sign in',
+        description: 'A user created through GitHub or Google has no password until they reset one, and gets the same 401 as a wrong password.',
         security: noAuth,
         requestBody: jsonBody(schemaRef('LoginBody')),
         responses: {
@@ -99,7 +145,9 @@ export const pathModule: PathModule = {
       get: {
         operationId: 'getOAuthConfig',
         summary: 'List OAuth providers',
-        description: 'The configured sign-in providers; an empty list when none is.',
+        description:
+          'The configured sign-in providers (a provider is configured when its client id and secret are set); an empty list when none is. ' +
+          'A sign-in button links the browser to `authorizeUrl`.',
         security: noAuth,
         responses: {
           '200': jsonResponse(
@@ -107,12 +155,91 @@ export const pathModule: PathModule = {
             object({
               providers: arrayOf(
                 object({
-                  name: { type: 'string', enum: ['github', 'google'] },
-                  authorizeUrl: { type: 'string', format: 'uri' },
+                  id: { type: 'string', enum: ['github', 'google'] },
+                  name: described({ type: 'string' }, 'Display name: `GitHub` or `Google`.'),
+                  authorizeUrl: described(
+                    { type: 'string', format: 'uri' },
+                    "Herald's own start URL, `{PUBLIC_URL}/auth/oauth/{id}`, which redirects to the provider.",
+                  ),
                 }),
               ),
             }),
+            {
+              example: {
+                providers: [{ id: 'github', name: 'GitHub', authorizeUrl: 'https://herald.example.com/auth/oauth/github' }],
+              },
+            },
           ),
+          ...commonErrors(),
+        },
+      },
+    },
+    '/auth/oauth/{provider}': {
+      get: {
+        operationId: 'startOAuthSignIn',
+        summary: 'Start signing in with a provider',
+        description:
+          'For a browser: redirects to the provider\'s consent page with the client id, the callback ' +
+          '`{PUBLIC_URL}/auth/oauth/{provider}/callback` as `redirect_uri`, the scope (GitHub `read:user user:email`, ' +
+          'Google `openid email profile`) and a random `state`. The same `state` is remembered for 10 minutes in the ' +
+          'signed, HttpOnly, SameSite=Lax cookie `herald_oauth_state`, which the callback checks.',
+        security: noAuth,
+        parameters: [
+          oauthProvider,
+          queryParam(
+            'redirect',
+            'Where to land after signing in: a path on this deployment such as `/projects`. Anything else (an absolute or ' +
+              'protocol-relative URL) is ignored in favour of `/`.',
+            { type: 'string', default: '/' },
+          ),
+        ],
+        responses: {
+          '302': redirectTo(
+            'To the provider\'s authorize page.',
+            'The provider\'s authorize URL with `client_id`, `redirect_uri`, `scope` and `state`.',
+            'Sets `herald_oauth_state` (path `/auth/oauth`, 10 minutes).',
+          ),
+          '404': unknownProvider,
+          ...commonErrors(),
+        },
+      },
+    },
+    '/auth/oauth/{provider}/callback': {
+      get: {
+        operationId: 'finishOAuthSignIn',
+        summary: 'Finish signing in with a provider',
+        description:
+          'The provider sends the browser here. Herald checks `state` against the `herald_oauth_state` cookie, exchanges ' +
+          '`code` for a token server-side and reads the verified primary email (GitHub `/user/emails`, Google userinfo with ' +
+          '`email_verified`). It then signs in the user linked to this provider account; else links the account to the ' +
+          'user with that email (marking the email verified); else creates a user without a password (refused with 403 ' +
+          'when sign-ups are disabled) who joins their pending project invites. A user without a password may set one ' +
+          'with the password reset flow. Finally it sets the session cookie and redirects to `PUBLIC_URL` plus the path ' +
+          'given at the start.',
+        security: noAuth,
+        parameters: [
+          oauthProvider,
+          queryParam('code', 'The authorization code issued by the provider.', { type: 'string' }),
+          queryParam('state', 'Must equal the `state` remembered in the `herald_oauth_state` cookie.', { type: 'string' }),
+          queryParam('error', 'Set by the provider instead of `code` when it did not sign the user in, e.g. `access_denied`.', {
+            type: 'string',
+          }),
+        ],
+        responses: {
+          '302': redirectTo(
+            'Signed in.',
+            '`PUBLIC_URL` plus the path given as `redirect` at the start (default `/`).',
+            'Sets the `herald_session` cookie (HttpOnly, SameSite=Lax, 30 days) and clears `herald_oauth_state`.',
+          ),
+          '400': oauthCallbackFailed,
+          '403': errorResponse(403, 'SIGNUPS_DISABLED', 'No account has this email and this deployment does not accept sign-ups', {
+            message: 'Sign-ups are disabled on this Herald instance',
+          }),
+          '404': unknownProvider,
+          '409': errorResponse(409, 'EMAIL_TAKEN', 'An account with this email was created at the same moment; sign in again'),
+          '502': errorResponse(502, 'OAUTH_PROVIDER_ERROR', 'The provider could not be reached, refused the code or answered something unusable', {
+            message: 'GitHub refused the authorization code (bad_verification_code)',
+          }),
           ...commonErrors(),
         },
       },
@@ -145,7 +272,9 @@ export const pathModule: PathModule = {
       post: {
         operationId: 'resetPassword',
         summary: 'Reset the password',
-        description: 'Consumes the single-use token from the reset email and sets the new password.',
+        description:
+          'Consumes the single-use token from the reset email and sets the new password; this is also how a user who signed up ' +
+          'with GitHub or Google sets a first password.',
         security: noAuth,
         requestBody: jsonBody(object({ token: { type: 'string' }, password })),
         responses: {

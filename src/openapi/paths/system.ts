@@ -17,7 +17,7 @@ export const pathModule: PathModule = {
       features: object({
         signups: described({ type: 'boolean' }, 'False when the deployment sets `DISABLE_SIGNUPS`.'),
         billing: described({ type: 'boolean' }, 'True when Stripe billing is configured.'),
-        oauth: object({ github: { type: 'boolean' }, google: { type: 'boolean' } }),
+        oauth: described(object({ github: { type: 'boolean' }, google: { type: 'boolean' } }), 'True for a provider whose client id and secret are set (see GET /auth/oauth-config).'),
         transport: described(
           { type: 'string', enum: ['ses', 'smtp', 'outbox'] },
           '`outbox` keeps every message on this server (see `GET /outbox`) instead of delivering it.',

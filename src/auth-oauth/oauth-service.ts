@@ -1,0 +1,56 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { OAuthAccount, type OAuthProviderId } from '../entities/oauth-account';
+import { conflict } from '../http/errors';
+import { signupsDisabled } from '../services/auth-service';
+import { acceptInvites } from '../services/members-service';
+import { openSession } from '../services/sessions';
+import type { OAuthProfile } from './providers';
+
+/** Signs in the user behind a provider identity: the linked one, the one with the verified email, or a new one. */
+export class OAuthService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly disableSignups: boolean,
+  ) {}
+
+  /** Finds or creates the user for a provider profile, links the identity and opens a session. */
+  async signIn(provider: OAuthProviderId, profile: OAuthProfile): Promise<{ userId: string; sessionToken: string }> {
+    const userId = await this.dataSource.transaction(async (manager) => {
+      const key = { provider, providerUserId: profile.providerUserId };
+      const linked = await manager.findOneBy(OAuthAccount, key);
+      if (linked) {
+        if (linked.email !== profile.email) await manager.update(OAuthAccount, key, { email: profile.email });
+        return linked.userId;
+      }
+      const id = await this.userForEmail(manager, profile.email);
+      await manager.query(
+        `INSERT INTO oauth_accounts (provider, provider_user_id, user_id, email) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (provider, provider_user_id) DO NOTHING`,
+        [provider, profile.providerUserId, id, profile.email],
+      );
+      return id;
+    });
+    return { userId, sessionToken: await openSession(this.dataSource, userId) };
+  }
+
+  /**
+   * The user with this (provider-verified) email, now marked verified; else a new user with
+   * no password who joins their pending invites, unless sign-ups are disabled.
+   */
+  private async userForEmail(manager: EntityManager, email: string): Promise<string> {
+    const [updated]: [{ id: string }[], number] = await manager.query(
+      `UPDATE users SET email_verified = true, updated_at = now() WHERE lower(email) = lower($1) RETURNING id`,
+      [email],
+    );
+    if (updated.length) return updated[0].id;
+    if (this.disableSignups) throw signupsDisabled();
+    const created: { id: string }[] = await manager.query(
+      `INSERT INTO users (email, email_verified) VALUES ($1, true)
+       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+      [email],
+    );
+    if (created.length === 0) throw conflict('An account with this email was created at the same moment; sign in again', 'EMAIL_TAKEN');
+    await acceptInvites(manager, created[0].id, email);
+    return created[0].id;
+  }
+}
