@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { audienceWhere } from '../conditions/compile';
 import type { Condition } from '../conditions/condition';
 import type { Campaign } from '../entities/campaign';
+import type { ComposableContact, ComposableEmail } from '../sending/compose';
 import { suppressedSql } from '../sending/suppressions';
 
 /**
@@ -125,16 +126,65 @@ export async function contactsWithoutEmail(manager: EntityManager, campaignId: s
   return rows.map((row) => row.id);
 }
 
+/** A campaign email still QUEUED, with what delivering it needs (src/sending/delivery.ts deliverQueued). */
+export interface QueuedEmail extends ComposableEmail {
+  contactId: string | null;
+  campaignId: string;
+  /** The contact, unless it was deleted. */
+  contact: ComposableContact | null;
+  /** Its address or domain is on the project's suppression list now. */
+  suppressed: boolean;
+}
+
+interface QueuedEmailRow {
+  id: string;
+  project_id: string;
+  campaign_id: string;
+  contact_id: string | null;
+  contact_data: Record<string, unknown> | null;
+  to_email: string;
+  to_name: string | null;
+  from: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  body: string;
+  headers: Record<string, string>;
+  variables: Record<string, unknown>;
+  type: QueuedEmail['type'];
+  suppressed: boolean;
+}
+
 /**
- * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`]:
- * those of a page just queued, or left over by an attempt that stopped part way.
+ * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`], in
+ * contact id order: those of a page just queued, or left over by an attempt that stopped part
+ * way. One query loads each with its contact's data and whether it is suppressed.
  */
-export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string): Promise<string[]> {
-  const rows: { id: string }[] = await manager.query(
-    `SELECT id FROM emails
-      WHERE campaign_id = $1 AND status = 'QUEUED' AND contact_id <= $2 AND ($3::uuid IS NULL OR contact_id > $3::uuid)
-      ORDER BY contact_id`,
+export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string): Promise<QueuedEmail[]> {
+  const rows: QueuedEmailRow[] = await manager.query(
+    `SELECT e.id, e.project_id, e.campaign_id, e.contact_id, c.data AS contact_data, e.to_email, e.to_name, e."from", e.from_name, e.reply_to,
+            e.subject, e.body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed
+       FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
+      WHERE e.campaign_id = $1 AND e.status = 'QUEUED' AND e.contact_id <= $2 AND ($3::uuid IS NULL OR e.contact_id > $3::uuid)
+      ORDER BY e.contact_id`,
     [campaignId, lastContactId, afterContactId],
   );
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({
+    id: row.id,
+    projectId: row.project_id,
+    campaignId: row.campaign_id,
+    contactId: row.contact_id,
+    contact: row.contact_id && row.contact_data ? { id: row.contact_id, data: row.contact_data } : null,
+    toEmail: row.to_email,
+    toName: row.to_name,
+    from: row.from,
+    fromName: row.from_name,
+    replyTo: row.reply_to,
+    subject: row.subject,
+    body: row.body,
+    headers: row.headers,
+    variables: row.variables,
+    type: row.type,
+    suppressed: row.suppressed,
+  }));
 }

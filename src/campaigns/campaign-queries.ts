@@ -12,7 +12,9 @@ const COUNTER_OF: Record<EmailMilestone, string> = {
 
 /**
  * Ends a SCHEDULED or SENDING campaign as CANCELLED with the reason, and skips its emails
- * still QUEUED so that nobody not yet attempted gets it. False when it was not active.
+ * still QUEUED so that nobody not yet attempted gets it. False when it was not active. Locks the
+ * campaign, then its emails in id order, as every statement writing many emails does: sending
+ * writes them while a cancel runs, and another order could deadlock.
  */
 export async function stopCampaign(manager: EntityManager, campaignId: string, reason: string): Promise<boolean> {
   const [, stopped]: [unknown, number] = await manager.query(
@@ -21,7 +23,8 @@ export async function stopCampaign(manager: EntityManager, campaignId: string, r
     [campaignId, reason],
   );
   await manager.query(
-    `UPDATE emails SET status = 'SKIPPED', error = $2, updated_at = now() WHERE campaign_id = $1 AND status = 'QUEUED'`,
+    `UPDATE emails SET status = 'SKIPPED', error = $2, updated_at = now()
+      WHERE id IN (SELECT id FROM emails WHERE campaign_id = $1 AND status = 'QUEUED' ORDER BY id FOR UPDATE)`,
     [campaignId, `Campaign stopped: ${reason}`],
   );
   return stopped === 1;
@@ -44,9 +47,38 @@ export async function countMailEvent(manager: EntityManager, campaignId: string,
   await manager.query(`UPDATE campaigns SET ${column} = ${column} + 1 WHERE id = $1`, [campaignId]);
 }
 
-/** Counts one campaign email handed to the transport, in the transaction that marks it SENT. */
-export async function countSent(manager: EntityManager, campaignId: string): Promise<void> {
-  await manager.query('UPDATE campaigns SET sent_count = sent_count + 1 WHERE id = $1', [campaignId]);
+/** An email the transport accepted, with the transport's id for it. */
+export interface SentEmail {
+  emailId: string;
+  campaignId: string | null;
+  messageId: string;
+}
+
+/**
+ * Marks the emails still QUEUED among `sent` SENT and counts them on their campaigns, in one
+ * statement, so a counter moves exactly when a status does; answers the ids it marked. Locks
+ * as stopCampaign does: the campaigns' rows first, then the emails in id order.
+ */
+export async function markSent(manager: EntityManager, sent: SentEmail[]): Promise<string[]> {
+  const campaignIds = [...new Set(sent.flatMap((email) => (email.campaignId ? [email.campaignId] : [])))].sort();
+  if (campaignIds.length > 0) await manager.query('SELECT 1 FROM campaigns WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', [campaignIds]);
+  const rows: { id: string }[] = await manager.query(
+    `WITH queued AS (
+       SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' ORDER BY id FOR UPDATE
+     ), marked AS (
+       UPDATE emails e SET status = 'SENT', message_id = s.message_id, sent_at = now(), updated_at = now()
+         FROM unnest($1::uuid[], $2::text[]) AS s(id, message_id)
+        WHERE e.id = s.id AND e.id IN (SELECT id FROM queued)
+        RETURNING e.id, e.campaign_id
+     ), counted AS (
+       UPDATE campaigns c SET sent_count = c.sent_count + n.sent
+         FROM (SELECT campaign_id, count(*)::int AS sent FROM marked WHERE campaign_id IS NOT NULL GROUP BY campaign_id) n
+        WHERE c.id = n.campaign_id
+     )
+     SELECT id FROM marked`,
+    [sent.map((email) => email.emailId), sent.map((email) => email.messageId)],
+  );
+  return rows.map((row) => row.id);
 }
 
 /** How many times delivery of an email was attempted. */

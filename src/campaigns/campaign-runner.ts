@@ -4,15 +4,19 @@ import type { Config } from '../config';
 import { Campaign } from '../entities/campaign';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
-import { EmailNotFoundError, type Delivery } from '../sending/delivery';
-import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails } from './audience';
+import type { Delivery } from '../sending/delivery';
+import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience';
 import { disabledReason } from '../reputation/reputation-queries';
 import { countSendingCampaigns, deliveryAttempts, finishCampaign, stopCampaign } from './campaign-queries';
 
 /** Contacts per batch when the project's send rate is not limited. */
 export const MAX_BATCH_SIZE = 250;
-/** Emails of one batch delivered at the same time. */
-const DELIVERY_CONCURRENCY = 10;
+/**
+ * Emails of one batch delivered at the same time; it bounds the sends in flight, so the
+ * duplicates a crash may cause. Their database writes are grouped (Delivery.batchWrites), so a
+ * batch needs about two connections however many there are.
+ */
+const DELIVERY_CONCURRENCY = 64;
 /** Attempts after which an email that keeps failing transiently is given up (as `email/<id>` gives up, after about an hour). */
 const MAX_DELIVERY_ATTEMPTS = 16;
 
@@ -68,8 +72,9 @@ export class CampaignRunner {
 
   /**
    * Queues the next page of the audience (only while the campaign is SENDING, checked under
-   * a lock that cancelling waits for), then delivers the page's emails still QUEUED. A
-   * suspended project, or the project's emails cap, stops the campaign: with a cap, only as
+   * a lock that cancelling waits for), then delivers the page's emails still QUEUED, loaded in
+   * the same transaction with what composing them needs. A suspended project (checked there,
+   * once per batch), or the project's emails cap, stops the campaign: with a cap, only as
    * many of the page are queued as the period has emails left (under the cap's lock), those
    * are delivered, and the campaign ends CANCELLED with the reason.
    */
@@ -79,17 +84,17 @@ export class CampaignRunner {
       if (!campaign || campaign.status !== 'SENDING') return undefined;
       const suspended = await disabledReason(manager, campaign.projectId);
       if (suspended !== undefined) {
-        return { projectId: campaign.projectId, contacts: 0, lastContactId: null, emailIds: [], stopReason: `Stopped: the project is suspended (${suspended})` };
+        return { projectId: campaign.projectId, contacts: 0, lastContactId: null, emails: [], stopReason: `Stopped: the project is suspended (${suspended})` };
       }
       const page = await audiencePage(manager, campaign, new Date(request.audienceAsOf), request.afterContactId, request.batchSize);
       const lastContactId = page.length > 0 ? page[page.length - 1] : null;
       const allowed = await this.withinEmailLimit(manager, campaign, page);
       await queueEmails(manager, campaign, allowed.contactIds);
-      const emailIds = lastContactId ? await queuedEmails(manager, campaign.id, request.afterContactId, lastContactId) : [];
-      return { projectId: campaign.projectId, contacts: page.length, lastContactId, emailIds, stopReason: allowed.stopReason };
+      const emails = lastContactId ? await queuedEmails(manager, campaign.id, request.afterContactId, lastContactId) : [];
+      return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
     if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
-    const attempted = await this.deliverAll(queued.emailIds, heartbeat);
+    const attempted = await this.deliverAll(queued.emails, heartbeat);
     if (queued.stopReason) {
       await this.stop(request.campaignId, queued.stopReason);
       return { stopped: true, contacts: queued.contacts, lastContactId: queued.lastContactId, attempted, minDurationMs: 0 };
@@ -136,39 +141,42 @@ export class CampaignRunner {
   }
 
   /**
-   * Delivers the emails a few at a time. An email that fails for good (rejected, not
-   * renderable, or failing transiently attempt after attempt) is recorded FAILED and the
-   * rest go on; another transient failure stops the batch once the deliveries in flight
-   * end, and is thrown for Temporal to retry it: the retry delivers only the emails still QUEUED.
+   * Delivers the batch's emails DELIVERY_CONCURRENCY at a time, each recorded as soon as its
+   * send returns. An email that fails for good (rejected, not renderable, or failing
+   * transiently attempt after attempt) is recorded FAILED and the rest go on; another transient
+   * failure stops the batch once the deliveries in flight end, and is thrown for Temporal to
+   * retry it: the retry delivers only the emails still QUEUED. After a cancel, the rest are
+   * SKIPPED and none of them goes out.
    */
-  private async deliverAll(emailIds: string[], heartbeat: () => void): Promise<number> {
+  private async deliverAll(emails: QueuedEmail[], heartbeat: () => void): Promise<number> {
     let next = 0;
     let attempted = 0;
     let transient: unknown;
+    const writes = this.delivery.batchWrites();
     const lane = async () => {
-      while (next < emailIds.length && transient === undefined) {
-        const emailId = emailIds[next++];
+      while (next < emails.length && transient === undefined) {
+        const email = emails[next++];
         try {
-          if ((await this.delivery.deliver(emailId)) === 'SENT') attempted += 1;
+          if ((await this.delivery.deliverQueued(email, writes)) === 'SENT') attempted += 1;
         } catch (err) {
           if (err instanceof PermanentMailError) attempted += 1;
-          else if (err instanceof TemplateRenderError) await this.delivery.fail(emailId, err.message);
-          else if (!(err instanceof EmailNotFoundError) && !(await this.gaveUp(emailId, err))) transient ??= err;
+          else if (err instanceof TemplateRenderError) await this.delivery.fail(email, err.message);
+          else if (!(await this.gaveUp(email, err))) transient ??= err;
         } finally {
           heartbeat();
         }
       }
     };
     heartbeat();
-    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emailIds.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emails.length) }, lane));
     if (transient !== undefined) throw transient;
     return attempted;
   }
 
   /** Records an email FAILED once its transient failures used up its attempts; false while it has some left. */
-  private async gaveUp(emailId: string, err: unknown): Promise<boolean> {
-    if ((await deliveryAttempts(this.dataSource.manager, emailId)) < MAX_DELIVERY_ATTEMPTS) return false;
-    await this.delivery.fail(emailId, `Gave up after ${MAX_DELIVERY_ATTEMPTS} attempts: ${(err as Error).message}`);
+  private async gaveUp(email: QueuedEmail, err: unknown): Promise<boolean> {
+    if ((await deliveryAttempts(this.dataSource.manager, email.id)) < MAX_DELIVERY_ATTEMPTS) return false;
+    await this.delivery.fail(email, `Gave up after ${MAX_DELIVERY_ATTEMPTS} attempts: ${(err as Error).message}`);
     return true;
   }
 

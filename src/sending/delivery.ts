@@ -1,16 +1,31 @@
-import escapeHtml from 'escape-html';
 import type { DataSource } from 'typeorm';
-import { countSent } from '../campaigns/campaign-queries';
+import type { QueuedEmail } from '../campaigns/audience';
+import { markSent } from '../campaigns/campaign-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
-import { contactLinks } from '../contacts/links';
 import { Contact } from '../entities/contact';
 import { Email, EmailAttachment } from '../entities/email';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
-import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
 import { disabledReason } from '../reputation/reputation-queries';
+import { composeMessage } from './compose';
+import { GroupWriter } from './group-writer';
 import { isSuppressed } from './suppressions';
+
+/** The fields of an email record that recording its outcome reads. */
+type EventSubject = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject'>;
+
+/** An email the transport accepted, to record SENT. */
+interface Accepted {
+  email: EventSubject;
+  messageId: string;
+}
+
+/** The writes around each send: counting its attempt (false: no longer QUEUED, not to send) and recording it SENT. */
+export interface SendWrites {
+  claim(emailId: string): Promise<boolean>;
+  record(accepted: Accepted): Promise<unknown>;
+}
 
 /** How one delivery attempt ended. `PROJECT_DISABLED`: the project is suspended, so the email was marked FAILED. */
 export type DeliveryOutcome = 'SENT' | 'SUPPRESSED' | 'PROJECT_DISABLED' | 'MISSING' | 'ALREADY_HANDLED';
@@ -21,29 +36,10 @@ const PROJECT_SUSPENDED_REASON = 'Not sent: the project is suspended';
 /** An email record that is not there (yet); its transaction may still be committing. */
 export class EmailNotFoundError extends Error {}
 
-/** An address with an optional display name, quoted for a header. */
-export function formatAddress(email: string, name?: string | null): string {
-  return name ? `"${name.replace(/["\\]/g, '\\$&')}" <${email}>` : email;
-}
-
-/** Adds what RFC 8058 and the CONTRACT ask of MARKETING mail: a visible link and one-click headers. */
-function withUnsubscribe(message: OutgoingMessage, unsubscribeUrl: string, bodyHasLink: boolean): OutgoingMessage {
-  const footer = bodyHasLink ? { html: '', text: '' } : {
-    html: `<p style="font-size:12px;color:#666"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`,
-    text: `\n\nUnsubscribe: ${unsubscribeUrl}`,
-  };
-  return {
-    ...message,
-    html: message.html + footer.html,
-    text: message.text + footer.text,
-    headers: { ...message.headers, 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-  };
-}
-
 /**
- * Renders and sends one stored email through the Mailer, at most once per record:
- * a record that is no longer QUEUED is left alone, so a retried activity does not send again.
- * The email of a disabled project is marked FAILED instead.
+ * Renders and sends stored emails through the Mailer, at most once per record: a record that
+ * is no longer QUEUED is left alone, so a retried activity does not send again. One email at a
+ * time (`deliver`), or a campaign batch's emails loaded together (`deliverQueued`).
  */
 export class Delivery {
   constructor(
@@ -53,6 +49,7 @@ export class Delivery {
     private readonly contacts: ContactsService,
   ) {}
 
+  /** Delivers one email (`/v1/send`, workflow and test emails); the email of a disabled project is marked FAILED instead. */
   async deliver(emailId: string): Promise<DeliveryOutcome> {
     const email = await this.dataSource.getRepository(Email).findOneBy({ id: emailId });
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
@@ -61,33 +58,46 @@ export class Delivery {
       await this.fail(email, PROJECT_SUSPENDED_REASON);
       return 'PROJECT_DISABLED';
     }
-    if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) {
-      await this.dataSource.getRepository(Email).update({ id: emailId, status: 'QUEUED' }, { status: 'SUPPRESSED' });
-      return 'SUPPRESSED';
-    }
-    const message = await this.compose(email);
-    await this.dataSource.query('UPDATE emails SET attempts = attempts + 1 WHERE id = $1', [emailId]);
-    let messageId: string;
-    try {
-      ({ messageId } = await this.mailer.send(message));
-    } catch (err) {
-      if (err instanceof PermanentMailError) await this.fail(email, err.message);
-      throw err;
-    }
-    await this.contacts.transaction(async (tx) => {
-      const [, updated]: [unknown, number] = await tx.manager.query(
-        `UPDATE emails SET status = 'SENT', message_id = $2, sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'QUEUED'`,
-        [emailId, messageId],
-      );
-      if (updated !== 1) return;
-      await tx.record([this.event(email, 'email.sent', { messageId })]);
-      if (email.campaignId) await countSent(tx.manager, email.campaignId);
+    if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(emailId);
+    const contact = email.contactId ? await this.dataSource.getRepository(Contact).findOneBy({ id: email.contactId }) : null;
+    const attachments = await this.dataSource.getRepository(EmailAttachment).find({ where: { emailId: email.id }, order: { position: 'ASC' } });
+    const message = await composeMessage(
+      this.config,
+      email,
+      contact,
+      attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
+    );
+    return this.send(email, message, {
+      claim: async (id) => (await this.claim([id]))[0],
+      record: (accepted) => this.recordSent([accepted]),
     });
-    return 'SENT';
+  }
+
+  /**
+   * The writes of one campaign batch's sends (deliverQueued). Each attempt is counted just
+   * before its send and each send recorded as soon as it returns; those that come while the
+   * previous claim or record is being written share the next statement or transaction. So
+   * none waits for another send, and the campaign's counter row is written once per record
+   * transaction, not once per email.
+   */
+  batchWrites(): SendWrites {
+    const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds));
+    const records = new GroupWriter((accepted: Accepted[]) => this.recordSent(accepted));
+    return { claim: (emailId) => claims.add(emailId), record: (accepted) => records.add(accepted) };
+  }
+
+  /**
+   * Delivers a campaign email loaded with its batch (queuedEmails), which also told whether it
+   * is suppressed, through the batch's writes; the batch checked that the project may send.
+   * Campaign emails have no attachments.
+   */
+  async deliverQueued(email: QueuedEmail, writes: SendWrites): Promise<DeliveryOutcome> {
+    if (email.suppressed) return this.markSuppressed(email.id);
+    return this.send(email, await composeMessage(this.config, email, email.contact, []), writes);
   }
 
   /** Marks a queued email FAILED with the reason and stores an `email.failed` event. */
-  async fail(email: Email | string, reason: string): Promise<void> {
+  async fail(email: EventSubject | string, reason: string): Promise<void> {
     const record = typeof email === 'string' ? await this.dataSource.getRepository(Email).findOneBy({ id: email }) : email;
     if (!record) return;
     await this.contacts.transaction(async (tx) => {
@@ -99,28 +109,59 @@ export class Delivery {
     });
   }
 
-  private event(email: Email, name: string, data: Record<string, unknown>) {
-    return { projectId: email.projectId, contactId: email.contactId, name, source: 'SYSTEM' as const, data: { emailId: email.id, subject: email.subject, ...data } };
+  /**
+   * Counts an attempt of a still-QUEUED email, hands the message to the transport and records
+   * it SENT at once. An email no longer QUEUED (cancelled, or handled by another attempt) is
+   * not sent; one refused for good is marked FAILED.
+   */
+  private async send(email: EventSubject, message: OutgoingMessage, writes: SendWrites): Promise<DeliveryOutcome> {
+    if (!(await writes.claim(email.id))) return 'ALREADY_HANDLED';
+    let messageId: string;
+    try {
+      ({ messageId } = await this.mailer.send(message));
+    } catch (err) {
+      if (err instanceof PermanentMailError) await this.fail(email, err.message);
+      throw err;
+    }
+    await writes.record({ email, messageId });
+    return 'SENT';
   }
 
-  /** Renders the email for its contact and builds the outgoing message. */
-  private async compose(email: Email): Promise<OutgoingMessage> {
-    const contact = email.contactId ? await this.dataSource.getRepository(Contact).findOneBy({ id: email.contactId }) : null;
-    const links = contact ? contactLinks(this.config, contact.id) : undefined;
-    const scope = buildScope({ email: email.toEmail, data: contact?.data ?? {}, transient: email.variables, links });
-    const rendered = await renderEmail(compileEmail({ subject: email.subject, body: email.body }), scope);
-    const attachments = await this.dataSource.getRepository(EmailAttachment).find({ where: { emailId: email.id }, order: { position: 'ASC' } });
-    const message: OutgoingMessage = {
-      from: formatAddress(email.from, email.fromName),
-      to: [formatAddress(email.toEmail, email.toName)],
-      ...(email.replyTo ? { replyTo: email.replyTo } : {}),
-      subject: rendered.subject,
-      html: rendered.html,
-      text: rendered.text,
-      headers: email.headers,
-      attachments: attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
-      tags: { emailId: email.id, projectId: email.projectId },
-    };
-    return email.type === 'MARKETING' && links ? withUnsubscribe(message, links.unsubscribeUrl, email.body.includes('unsubscribeUrl')) : message;
+  /**
+   * Counts an attempt of each email still QUEUED among `emailIds`; answers, per id, whether it
+   * was. Rows are locked in id order, as every statement that writes many emails does, so that
+   * two of them never deadlock.
+   */
+  private async claim(emailIds: string[]): Promise<boolean[]> {
+    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
+      `UPDATE emails SET attempts = attempts + 1
+        WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' ORDER BY id FOR UPDATE)
+        RETURNING id`,
+      [emailIds],
+    );
+    const claimed = new Set(rows.map((row) => row.id));
+    return emailIds.map((id) => claimed.has(id));
+  }
+
+  /**
+   * Marks accepted emails still QUEUED SENT (counted on their campaigns) with an `email.sent`
+   * event each, in one transaction; answers, per email, whether it was marked.
+   */
+  private async recordSent(accepted: Accepted[]): Promise<boolean[]> {
+    return this.contacts.transaction(async (tx) => {
+      const marked = new Set(await markSent(tx.manager, accepted.map(({ email, messageId }) => ({ emailId: email.id, campaignId: email.campaignId, messageId }))));
+      const sent = accepted.filter(({ email }) => marked.has(email.id));
+      await tx.record(sent.map(({ email, messageId }) => this.event(email, 'email.sent', { messageId })));
+      return accepted.map(({ email }) => marked.has(email.id));
+    });
+  }
+
+  private async markSuppressed(emailId: string): Promise<DeliveryOutcome> {
+    await this.dataSource.getRepository(Email).update({ id: emailId, status: 'QUEUED' }, { status: 'SUPPRESSED' });
+    return 'SUPPRESSED';
+  }
+
+  private event(email: EventSubject, name: string, data: Record<string, unknown>) {
+    return { projectId: email.projectId, contactId: email.contactId, name, source: 'SYSTEM' as const, data: { emailId: email.id, subject: email.subject, ...data } };
   }
 }

@@ -1,0 +1,61 @@
+import escapeHtml from 'escape-html';
+import type { Config } from '../config';
+import { contactLinks } from '../contacts/links';
+import type { Email } from '../entities/email';
+import type { OutgoingAttachment, OutgoingMessage } from '../mailer/types';
+import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
+
+/** The fields of an email record that composing its message reads. */
+export type ComposableEmail = Pick<
+  Email,
+  'id' | 'projectId' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'body' | 'headers' | 'variables' | 'type'
+>;
+
+/** The contact an email goes to, as composing sees it. */
+export interface ComposableContact {
+  id: string;
+  data: Record<string, unknown>;
+}
+
+/** An address with an optional display name, quoted for a header. */
+export function formatAddress(email: string, name?: string | null): string {
+  return name ? `"${name.replace(/["\\]/g, '\\$&')}" <${email}>` : email;
+}
+
+/** Adds what RFC 8058 and the CONTRACT ask of MARKETING mail: a visible link and one-click headers. */
+function withUnsubscribe(message: OutgoingMessage, unsubscribeUrl: string, bodyHasLink: boolean): OutgoingMessage {
+  const footer = bodyHasLink ? { html: '', text: '' } : {
+    html: `<p style="font-size:12px;color:#666"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a></p>`,
+    text: `\n\nUnsubscribe: ${unsubscribeUrl}`,
+  };
+  return {
+    ...message,
+    html: message.html + footer.html,
+    text: message.text + footer.text,
+    headers: { ...message.headers, 'List-Unsubscribe': `<${unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+  };
+}
+
+/** Renders the email for its contact (null: none) and builds the outgoing message; throws TemplateRenderError. */
+export async function composeMessage(
+  config: Pick<Config, 'tokenSecret' | 'publicUrl'>,
+  email: ComposableEmail,
+  contact: ComposableContact | null,
+  attachments: OutgoingAttachment[],
+): Promise<OutgoingMessage> {
+  const links = contact ? contactLinks(config, contact.id) : undefined;
+  const scope = buildScope({ email: email.toEmail, data: contact?.data ?? {}, transient: email.variables, links });
+  const rendered = await renderEmail(compileEmail({ subject: email.subject, body: email.body }), scope);
+  const message: OutgoingMessage = {
+    from: formatAddress(email.from, email.fromName),
+    to: [formatAddress(email.toEmail, email.toName)],
+    ...(email.replyTo ? { replyTo: email.replyTo } : {}),
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    headers: email.headers,
+    attachments,
+    tags: { emailId: email.id, projectId: email.projectId },
+  };
+  return email.type === 'MARKETING' && links ? withUnsubscribe(message, links.unsubscribeUrl, email.body.includes('unsubscribeUrl')) : message;
+}

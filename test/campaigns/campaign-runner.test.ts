@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { stopCampaign } from '../../src/campaigns/campaign-queries';
+import { CampaignRunner, type BatchRequest } from '../../src/campaigns/campaign-runner';
+import { loadConfig } from '../../src/config';
+import { ContactsService } from '../../src/contacts/contacts-service';
+import { openDatabase } from '../../src/db/data-source';
+import { EventDispatcher } from '../../src/events/dispatcher';
+import { TransientMailError, type Mailer, type OutgoingMessage, type SentMessage } from '../../src/mailer/types';
+import { Delivery } from '../../src/sending/delivery';
+
+/** A transport that takes each message after a few milliseconds, keeping the email ids and subjects it took. */
+class FakeMailer implements Mailer {
+  readonly transport = 'ses' as const;
+  readonly emailIds: string[] = [];
+  readonly subjects = new Set<string>();
+  /** Runs once the message with this number (from 1) is taken. */
+  onSent?: (count: number) => Promise<void>;
+  failing = false;
+
+  async send(message: OutgoingMessage): Promise<SentMessage> {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    if (this.failing) throw new TransientMailError('SES is throttling');
+    this.emailIds.push(message.tags!.emailId);
+    this.subjects.add(message.subject);
+    await this.onSent?.(this.emailIds.length);
+    return { messageId: randomUUID() };
+  }
+}
+
+describe('CampaignRunner batches', () => {
+  let dataSource: DataSource;
+  let mailer: FakeMailer;
+  let runner: CampaignRunner;
+  let projectId: string;
+
+  beforeAll(async () => {
+    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+  });
+  afterAll(() => dataSource?.destroy());
+  beforeEach(() => {
+    mailer = new FakeMailer();
+    const config = loadConfig();
+    runner = new CampaignRunner(dataSource, new Delivery(dataSource, mailer, config, new ContactsService(dataSource, new EventDispatcher())), config);
+  });
+
+  /** A SENDING MARKETING campaign of a new project to its `count` subscribed contacts: the request of its first batch. */
+  async function sendingCampaign(count: number): Promise<BatchRequest> {
+    [{ id: projectId }] = await dataSource.query(`INSERT INTO projects (name) VALUES ('Campaign runner test') RETURNING id`);
+    await dataSource.query(
+      `INSERT INTO contacts (project_id, email, subscribed, data) SELECT $1, 'c' || i || '@example.com', true, '{"first":"Ada"}' FROM generate_series(1, $2) AS i`,
+      [projectId, count],
+    );
+    const [{ id }] = await dataSource.query(
+      `INSERT INTO campaigns (project_id, name, subject, body, "from", type, status, audience_type)
+       VALUES ($1, 'News', 'News for {{ first }}', '<p>Hello {{ first }}</p>', 'news@example.com', 'MARKETING', 'SCHEDULED', 'ALL') RETURNING id`,
+      [projectId],
+    );
+    const plan = (await runner.begin(id))!;
+    expect(plan.batchSize).toBeGreaterThanOrEqual(count);
+    return { campaignId: id, ...plan, afterContactId: null };
+  }
+
+  async function outcome(campaignId: string) {
+    const statuses: { status: string; n: number }[] = await dataSource.query(
+      'SELECT status, count(*)::int AS n FROM emails WHERE campaign_id = $1 GROUP BY status ORDER BY status',
+      [campaignId],
+    );
+    const [{ sent_count: sentCount }] = await dataSource.query('SELECT sent_count FROM campaigns WHERE id = $1', [campaignId]);
+    const [{ n: sentEvents }] = await dataSource.query(
+      `SELECT count(*)::int AS n FROM events WHERE name = 'email.sent' AND (data->>'emailId')::uuid IN (SELECT id FROM emails WHERE campaign_id = $1)`,
+      [campaignId],
+    );
+    return { statuses: Object.fromEntries(statuses.map((row) => [row.status, row.n])), sentCount, sentEvents };
+  }
+
+  it('sends each email once, rendered for its contact, and counts it once when the batch is run again', async () => {
+    const request = await sendingCampaign(120);
+    await runner.sendBatch(request, () => undefined);
+    await runner.sendBatch(request, () => undefined);
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 120 }, sentCount: 120, sentEvents: 120 });
+    expect(new Set(mailer.emailIds).size).toBe(120);
+    expect(mailer.emailIds).toHaveLength(120);
+    expect([...mailer.subjects]).toEqual(['News for Ada']);
+  });
+
+  it('keeps sentCount and the email.sent events exact when two attempts of one batch overlap', async () => {
+    const request = await sendingCampaign(150);
+    await Promise.all([runner.sendBatch(request, () => undefined), runner.sendBatch(request, () => undefined)]);
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 150 }, sentCount: 150, sentEvents: 150 });
+    expect(new Set(mailer.emailIds).size).toBe(150);
+  });
+
+  it('retries a batch that failed transiently with the emails still QUEUED, skipping an address suppressed meanwhile', async () => {
+    const request = await sendingCampaign(30);
+    mailer.failing = true;
+    await expect(runner.sendBatch(request, () => undefined)).rejects.toThrow('SES is throttling');
+    const [{ id, to_email: address }] = await dataSource.query('SELECT id, to_email FROM emails WHERE campaign_id = $1 ORDER BY contact_id LIMIT 1', [
+      request.campaignId,
+    ]);
+    await dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'MANUAL')`, [projectId, address]);
+    mailer.failing = false;
+    const result = await runner.sendBatch(request, () => undefined);
+    expect(result).toMatchObject({ stopped: false, contacts: 29, attempted: 29 });
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 29, SUPPRESSED: 1 }, sentCount: 29, sentEvents: 29 });
+    expect(mailer.emailIds).not.toContain(id);
+  });
+
+  it('sends none of the rest once the campaign is cancelled mid-batch, without waiting on its sends', async () => {
+    const request = await sendingCampaign(250);
+    let cancelMs = 0;
+    mailer.onSent = async (count) => {
+      if (count !== 20) return;
+      const started = Date.now();
+      // As POST /campaigns/{id}/cancel does: the campaign locked, then stopped with its queued emails.
+      await dataSource.transaction(async (manager) => {
+        await manager.query('SELECT 1 FROM campaigns WHERE id = $1 FOR UPDATE', [request.campaignId]);
+        await stopCampaign(manager, request.campaignId, 'Cancelled through the API');
+      });
+      cancelMs = Date.now() - started;
+    };
+    await runner.sendBatch(request, () => undefined);
+    const { statuses, sentCount, sentEvents } = await outcome(request.campaignId);
+    expect(Object.keys(statuses).sort()).toEqual(['SENT', 'SKIPPED']);
+    expect(sentCount).toBe(statuses.SENT);
+    expect(sentEvents).toBe(statuses.SENT);
+    // Only the sends in flight at the cancel (at most one per lane) went out after it.
+    expect(mailer.emailIds.length).toBeLessThan(20 + 64);
+    expect(cancelMs).toBeLessThan(1000);
+  });
+});
