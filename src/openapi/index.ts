@@ -20,6 +20,7 @@ import * as segments from './paths/segments';
 import * as suppressions from './paths/suppressions';
 import * as system from './paths/system';
 import * as templates from './paths/templates';
+import * as send from './paths/send';
 import * as track from './paths/track';
 import * as uploads from './paths/uploads';
 import * as users from './paths/users';
@@ -32,6 +33,7 @@ const PATH_MODULES: PathModule[] = [
   system,
   apiKey,
   track,
+  send,
   verify,
   contacts,
   suppressions,
