@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { GroupWriter } from '../db/group-writer';
 import { EventRecord } from '../entities/event-record';
 
 /**
@@ -49,6 +50,24 @@ export async function enqueueDispatches(manager: EntityManager, batches: Dispatc
 /** Removes delivered dispatches. */
 export async function completeDispatches(dataSource: DataSource, ids: string[]): Promise<void> {
   if (ids.length > 0) await dataSource.query('DELETE FROM event_dispatches WHERE id = ANY($1::bigint[])', [ids]);
+}
+
+const completers = new WeakMap<DataSource, GroupWriter<string[], undefined>>();
+
+/**
+ * Removes dispatches their committing process delivered. Removals that come while one is
+ * being written share the next statement, so many concurrent requests cost few deletes.
+ */
+export async function completeDelivered(dataSource: DataSource, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const completer =
+    completers.get(dataSource) ??
+    new GroupWriter<string[], undefined>(async (groups) => {
+      await completeDispatches(dataSource, groups.flat());
+      return groups.map(() => undefined);
+    });
+  completers.set(dataSource, completer);
+  await completer.add(ids);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import { EventRecord, type EventSource } from '../entities/event-record';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { completeDispatches, enqueueDispatches, type DispatchBatch } from './dispatches';
+import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches';
 
 /** An event to store. */
 export interface NewEvent {
@@ -78,7 +78,7 @@ export async function withEvents<T>(
   const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
   if (delivered.every(Boolean)) {
     // A row that stays is delivered again later, which subscribers tolerate.
-    await completeDispatches(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
+    await completeDelivered(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
   }
   return result;
 }

@@ -9,7 +9,7 @@ import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { disabledReason } from '../reputation/reputation-queries';
 import { composeMessage } from './compose';
-import { GroupWriter } from './group-writer';
+import { GroupWriter } from '../db/group-writer';
 import { isSuppressed } from './suppressions';
 
 /** The fields of an email record that recording its outcome reads. */

@@ -62,6 +62,13 @@ describe('durable event dispatch', () => {
     expect(await queued()).toEqual([]);
   });
 
+  it('removes the dispatches of many concurrent transactions once delivered', async () => {
+    const { dispatcher, deliveries } = recordingDispatcher();
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store(dispatcher, [`event-${i}`])));
+    expect(deliveries).toHaveLength(20);
+    expect(await queued()).toEqual([]);
+  });
+
   it('queues and delivers nothing for a transaction that rolls back', async () => {
     const { dispatcher, deliveries } = recordingDispatcher();
     await expect(

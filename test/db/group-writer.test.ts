@@ -1,4 +1,4 @@
-import { GroupWriter } from '../../src/sending/group-writer';
+import { GroupWriter } from '../../src/db/group-writer';
 
 /** A write that the test finishes by hand, remembering the groups it was given. */
 function manualWrite() {
