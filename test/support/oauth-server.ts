@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeServer, listenLoopback, readBody } from './http-double';
 
 /**
  * A local stand-in for the GitHub and Google OAuth endpoints Herald uses, on one port:
@@ -61,12 +61,8 @@ export class OAuthServer {
   /** Starts the server on a free loopback port. */
   static async start(): Promise<OAuthServer> {
     let instance: OAuthServer | undefined;
-    const server = createServer((req, res) => void instance!.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    instance = new OAuthServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const { server, url } = await listenLoopback((req, res) => instance!.handle(req, res));
+    instance = new OAuthServer(server, url);
     return instance;
   }
 
@@ -104,21 +100,17 @@ export class OAuthServer {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readBody(req);
     const url = new URL(req.url ?? '/', this.url);
     const request: OAuthRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      form: Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))),
+      form: Object.fromEntries(new URLSearchParams(body)),
       headers: req.headers,
     };
     this.requests.push(request);

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeServer, listenLoopback, readBody } from './http-double';
 
 /**
  * A local stand-in for Amazon SES v2 that speaks its REST/JSON wire protocol, so the real
@@ -127,12 +127,8 @@ export class SesServer {
   /** Starts the server on a loopback port (`0`: any free one). */
   static async start(port = 0): Promise<SesServer> {
     let instance: SesServer | undefined;
-    const server = createServer((req, res) => void instance!.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', resolve);
-    });
-    instance = new SesServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const { server, url } = await listenLoopback((req, res) => instance!.handle(req, res), port);
+    instance = new SesServer(server, url);
     return instance;
   }
 
@@ -167,15 +163,11 @@ export class SesServer {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = await readBody(req);
     const path = new URL(req.url ?? '/', this.endpoint).pathname;
     const method = req.method ?? 'GET';
     this.requests.push({ method, path });
@@ -187,7 +179,6 @@ export class SesServer {
       for (const route of this.routes) {
         const match = route.method === method ? route.pattern.exec(path) : null;
         if (!match) continue;
-        const text = Buffer.concat(chunks).toString('utf8');
         let body: Record<string, unknown> = {};
         try {
           body = text ? JSON.parse(text) : {};

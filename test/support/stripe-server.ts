@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { closeServer, listenLoopback, readBody } from './http-double';
 
 /**
  * A local stand-in for the Stripe REST API, speaking its wire protocol (form-encoded
@@ -81,12 +81,8 @@ export class StripeServer {
   /** Starts the server on a free loopback port, knowing the given prices. */
   static async start(prices: string[] = []): Promise<StripeServer> {
     let instance: StripeServer | undefined;
-    const server = createServer((req, res) => void instance!.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', resolve);
-    });
-    instance = new StripeServer(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const { server, url } = await listenLoopback((req, res) => instance!.handle(req, res));
+    instance = new StripeServer(server, url);
     prices.forEach((price) => instance.prices.add(price));
     return instance;
   }
@@ -97,21 +93,17 @@ export class StripeServer {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.server.closeAllConnections();
-      this.server.close(() => resolve());
-    });
+    return closeServer(this.server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = await readBody(req);
     const url = new URL(req.url ?? '/', this.url);
     const request: StripeRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      form: parseStripeForm(Buffer.concat(chunks).toString('utf8')),
+      form: parseStripeForm(body),
       idempotencyKey: req.headers['idempotency-key'] as string | undefined,
       authorization: req.headers.authorization,
     };
