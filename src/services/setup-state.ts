@@ -1,60 +1,35 @@
 import type { DataSource } from 'typeorm';
 
-/** One onboarding step and how to tell whether a project has done it. */
+/** One onboarding step and the query (`$1`: the project id) that finds a row once the project has done it. */
 export interface SetupStep {
   id: string;
   title: string;
-  isDone(dataSource: DataSource, projectId: string): Promise<boolean>;
+  doneWhenFound: string;
 }
-
-const exists = async (dataSource: DataSource, sql: string, projectId: string) =>
-  ((await dataSource.query(`SELECT EXISTS (${sql}) AS done`, [projectId])) as { done: boolean }[])[0].done;
 
 /** The onboarding steps, in the order a new project usually takes them; each resource adds its own. */
 export const SETUP_STEPS: SetupStep[] = [
-  {
-    id: 'project_created',
-    title: 'Create a project',
-    isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM projects WHERE id = $1', projectId),
-  },
-  {
-    id: 'domain_verified',
-    title: 'Verify a sending domain',
-    isDone: (dataSource, projectId) => exists(dataSource, "SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED'", projectId),
-  },
-  {
-    id: 'first_contact',
-    title: 'Add your first contact',
-    isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM contacts WHERE project_id = $1', projectId),
-  },
-  {
-    id: 'first_email',
-    title: 'Send your first email',
-    isDone: (dataSource, projectId) => exists(dataSource, 'SELECT 1 FROM emails WHERE project_id = $1 AND sent_at IS NOT NULL', projectId),
-  },
+  { id: 'project_created', title: 'Create a project', doneWhenFound: 'SELECT 1 FROM projects WHERE id = $1' },
+  { id: 'domain_verified', title: 'Verify a sending domain', doneWhenFound: "SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED'" },
+  { id: 'first_contact', title: 'Add your first contact', doneWhenFound: 'SELECT 1 FROM contacts WHERE project_id = $1' },
+  { id: 'first_email', title: 'Send your first email', doneWhenFound: 'SELECT 1 FROM emails WHERE project_id = $1 AND sent_at IS NOT NULL' },
   {
     id: 'first_campaign',
     title: 'Send your first campaign',
-    isDone: (dataSource, projectId) =>
-      exists(dataSource, "SELECT 1 FROM campaigns WHERE project_id = $1 AND status IN ('SENDING', 'SENT')", projectId),
+    doneWhenFound: "SELECT 1 FROM campaigns WHERE project_id = $1 AND status IN ('SENDING', 'SENT')",
   },
   {
     id: 'team_invited',
     title: 'Invite a teammate',
-    isDone: (dataSource, projectId) =>
-      exists(
-        dataSource,
-        `SELECT 1 FROM project_members WHERE project_id = $1 AND role <> 'OWNER'
-         UNION ALL SELECT 1 FROM project_invites WHERE project_id = $1`,
-        projectId,
-      ),
+    doneWhenFound: `SELECT 1 FROM project_members WHERE project_id = $1 AND role <> 'OWNER'
+                    UNION ALL SELECT 1 FROM project_invites WHERE project_id = $1`,
   },
 ];
 
-/** The project's onboarding state: every step with whether it is done. */
+/** The project's onboarding state: every step with whether it is done, read in one statement. */
 export async function setupState(dataSource: DataSource, projectId: string) {
-  const steps = await Promise.all(
-    SETUP_STEPS.map(async (step) => ({ id: step.id, title: step.title, done: await step.isDone(dataSource, projectId) })),
-  );
+  const columns = SETUP_STEPS.map((step, i) => `EXISTS (${step.doneWhenFound}) AS s${i}`).join(', ');
+  const [row]: Record<string, boolean>[] = await dataSource.query(`SELECT ${columns}`, [projectId]);
+  const steps = SETUP_STEPS.map((step, i) => ({ id: step.id, title: step.title, done: row[`s${i}`] }));
   return { steps, completed: steps.every((step) => step.done) };
 }
