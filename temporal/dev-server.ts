@@ -1,12 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { stopProcesses } from '../src/runtime/process-table';
+import { liveRecordedProcess, removeRunRecord, writeRunRecord } from '../src/runtime/run-records';
+import { ensureFree } from '../src/runtime/tcp';
 import { spawnServer } from './server-process';
 
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Bool' | 'Datetime' | 'Double' | 'KeywordList';
 
 export interface DevServerOptions {
   cliPath: string;
-  /** Holds `temporal.sqlite`, so workflows survive restarts. */
+  /** Holds `temporal.sqlite` (so workflows survive restarts), `logs/temporal.log` and the run record. */
   dataDir: string;
   port: number;
   uiPort: number;
@@ -22,14 +25,37 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-/** Starts `temporal server start-dev` on loopback with persistent SQLite and resolves once it serves the namespace. */
+const PART = 'Temporal dev server';
+const RECORD = 'temporal';
+
+/**
+ * SQLite in write-ahead-log mode with `synchronous=NORMAL`: a commit is safe once it is in the
+ * log, which survives any crash of the process; only a power loss or kernel crash can lose the
+ * last commits (never corrupting the file). About twice the workflow throughput of the default.
+ */
+const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+
+/**
+ * Starts `temporal server start-dev` on loopback with persistent SQLite and resolves once it
+ * serves the namespace. A dev server an earlier run left behind on this DATA_DIR is stopped first.
+ */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   mkdirSync(options.dataDir, { recursive: true });
+  const leftover = liveRecordedProcess(options.dataDir, RECORD);
+  if (leftover) {
+    options.log?.(`Stopping the ${PART} an earlier run left behind (pid ${leftover})`);
+    await stopProcesses([leftover], 'SIGTERM', 10_000);
+  }
+  removeRunRecord(options.dataDir, RECORD);
   const address = `127.0.0.1:${options.port}`;
+  await ensureFree(PART, address, 'TEMPORAL_PORT');
+  await ensureFree(`${PART} UI`, `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT');
+
   const args = [
     'server',
     'start-dev',
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
+    ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     '--ui-port', String(options.uiPort),
@@ -40,14 +66,23 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     args.push('--search-attribute', `${name}=${type}`);
   }
   const server = await spawnServer({
-    name: 'Temporal dev server',
+    name: PART,
     command: options.cliPath,
     args,
     address,
+    logFile: path.join(options.dataDir, 'logs', 'temporal.log'),
     ready: (connection) => connection.workflowService.describeNamespace({ namespace: options.namespace }),
     startTimeoutMs: 60_000,
     stopGraceMs: 10_000,
     log: options.log,
   });
-  return { address, uiUrl: `http://127.0.0.1:${options.uiPort}`, stop: server.stop };
+  writeRunRecord(options.dataDir, RECORD, server.pid);
+  return {
+    address,
+    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    stop: async () => {
+      await server.stop();
+      removeRunRecord(options.dataDir, RECORD);
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { heraldCacheDir } from './cli';
-import { accepts, spawnServer } from './server-process';
+import { ensureFree } from '../src/runtime/tcp';
+import { spawnServer } from './server-process';
 
 /** The wrapper that runs the Java test server on a port, or waits when one already listens there. */
 export const testServerScript = path.join(__dirname, 'test-server.sh');
@@ -38,12 +39,13 @@ export function ensureTestServerInstalled(log: (message: string) => void = conso
 export async function startTestServer(port: number, options: { log?: (message: string) => void } = {}): Promise<TestServer> {
   ensureTestServerInstalled(options.log);
   const address = `127.0.0.1:${port}`;
-  if (await accepts(address)) throw new Error(`Cannot start the Temporal test server: ${address} is already in use`);
+  await ensureFree('Temporal test server', address, 'TEMPORAL_PORT');
   const server = await spawnServer({
     name: 'Temporal test server',
     command: testServerScript,
     args: [String(port)],
     address,
+    logFile: path.join(testServerHome(), 'test-server.log'),
     ready: (connection) => connection.workflowService.getSystemInfo({}),
     startTimeoutMs: 60_000,
     stopGraceMs: 5_000,

