@@ -9,6 +9,7 @@ import { Workflows1764100000000 } from './1764100000000-workflows';
 import { BillingSecurity1764200000000 } from './1764200000000-billing-security';
 import { EventDispatches1764300000000 } from './1764300000000-event-dispatches';
 import { OAuthAccounts1764400000000 } from './1764400000000-oauth-accounts';
+import { MailEventBacklog1764500000000 } from './1764500000000-mail-event-backlog';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -23,4 +24,5 @@ export const migrations = [
   BillingSecurity1764200000000,
   EventDispatches1764300000000,
   OAuthAccounts1764400000000,
+  MailEventBacklog1764500000000,
 ];

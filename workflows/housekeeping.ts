@@ -13,7 +13,7 @@ const { purgeExpiredRecords } = proxyActivities<Activities>({
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
 });
 
-/** `housekeeping`: once a day, forever, purges expired request bookkeeping (keys, windows, sessions, tokens). */
+/** `housekeeping`: once a day, forever, purges expired request bookkeeping (keys, windows, sessions, tokens) and unmatched mail events. */
 export async function housekeeping(): Promise<never> {
   for (let day = 0; day < HOUSEKEEPING_DAYS_PER_RUN && !workflowInfo().continueAsNewSuggested; day++) {
     try {

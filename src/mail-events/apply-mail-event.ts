@@ -19,15 +19,12 @@ export interface EmailChange {
 }
 
 /**
- * Applies a mail event to the email with its message id, inside the caller's transaction:
- * moves the status forward, fills the milestone column if still empty (so out-of-order
- * events keep their times), stores the `email.*` event on the contact, and for a hard
- * bounce or complaint suppresses the address and unsubscribes the contact.
- * Returns undefined when no email has that message id.
+ * Applies a mail event to its email, locked by the caller's transaction: moves the status
+ * forward, fills the milestone column if still empty (so out-of-order events keep their
+ * times), stores the `email.*` event on the contact, and for a hard bounce or complaint
+ * suppresses the address and unsubscribes the contact.
  */
-export async function applyMailEvent(tx: EventTransaction, contacts: ContactsService, event: MailEvent): Promise<EmailChange | undefined> {
-  const email = await tx.manager.findOne(Email, { where: { messageId: event.messageId }, lock: { mode: 'pessimistic_write' } });
-  if (!email) return undefined;
+export async function applyMailEvent(tx: EventTransaction, contacts: ContactsService, email: Email, event: MailEvent): Promise<EmailChange> {
   const to = event.status ? nextStatus(email.status, event.status) : email.status;
   const firstOccurrence = event.milestone !== undefined && email[event.milestone] === null;
   const patch: Partial<Pick<Email, 'status' | 'error' | NonNullable<MailEvent['milestone']>>> = {};

@@ -1,6 +1,7 @@
 import type { EmailStatus } from '../entities/email';
 import type { SuppressionReason } from '../entities/suppression';
 import { badRequest } from '../http/errors';
+import { isUuid } from '../http/validate';
 
 /** The email columns that remember when something first happened to it. */
 export type EmailMilestone = 'deliveredAt' | 'openedAt' | 'clickedAt' | 'bouncedAt' | 'complainedAt';
@@ -11,6 +12,8 @@ export interface MailEvent {
   eventType: string;
   /** SES `mail.messageId`, the `message_id` of the email. */
   messageId: string;
+  /** The `emailId` tag Herald puts on every message (SES returns it in `mail.tags`), when it is a UUID. */
+  emailId?: string;
   occurredAt: Date;
   /** The status the email moves to (forward only, see src/sending/status.ts). */
   status?: EmailStatus;
@@ -24,7 +27,7 @@ export interface MailEvent {
   details: Record<string, unknown>;
 }
 
-type Meaning = Omit<MailEvent, 'eventType' | 'messageId' | 'occurredAt'>;
+type Meaning = Omit<MailEvent, 'eventType' | 'messageId' | 'emailId' | 'occurredAt'>;
 type Section = Record<string, unknown>;
 
 /** The object of a record that describes each event type. */
@@ -40,7 +43,8 @@ const SECTIONS: Record<string, string> = {
   RenderingFailure: 'failure',
 };
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+/** A non-empty string, without NUL (which Postgres text and jsonb cannot hold). */
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' && !value.includes('\u0000') ? value : undefined);
 
 function date(value: unknown): Date | undefined {
   const parsed = typeof value === 'string' ? new Date(value) : undefined;
@@ -87,6 +91,13 @@ function meaning(eventType: string, section: Section): Meaning {
   }
 }
 
+/** The `emailId` tag of a record's mail (`{ "emailId": ["<uuid>"] }`); anything but a UUID names no email and is ignored. */
+function emailIdTag(mail: Section): string | undefined {
+  const tags = (mail.tags ?? {}) as Section;
+  const [value] = Array.isArray(tags.emailId) ? (tags.emailId as unknown[]) : [];
+  return typeof value === 'string' && isUuid(value) ? value : undefined;
+}
+
 /** Reads the SES record inside an SNS notification (event publishing, or the older `notificationType` form); 400 when unreadable. */
 export function parseSesEvent(message: string): MailEvent {
   let record: Section;
@@ -102,5 +113,5 @@ export function parseSesEvent(message: string): MailEvent {
   if (!eventType || !messageId) throw badRequest('The SES event has no eventType or mail.messageId');
   const section = (SECTIONS[eventType] ? record[SECTIONS[eventType]] ?? {} : {}) as Section;
   const occurredAt = date(section.timestamp) ?? date(mail.timestamp) ?? new Date();
-  return { eventType, messageId, occurredAt, ...meaning(eventType, section) };
+  return { eventType, messageId, emailId: emailIdTag(mail), occurredAt, ...meaning(eventType, section) };
 }

@@ -5,9 +5,11 @@ import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
 import { Contact } from '../entities/contact';
 import { Email, EmailAttachment } from '../entities/email';
+import { MailEventApplier } from '../mail-events/mail-event-applier';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { disabledReason } from '../reputation/reputation-queries';
+import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
 import { GroupWriter } from '../db/group-writer';
 import { isSuppressed } from './suppressions';
@@ -39,15 +41,20 @@ export class EmailNotFoundError extends Error {}
 /**
  * Renders and sends stored emails through the Mailer, at most once per record: a record that
  * is no longer QUEUED is left alone, so a retried activity does not send again. One email at a
- * time (`deliver`), or a campaign batch's emails loaded together (`deliverQueued`).
+ * time (`deliver`), or a campaign batch's emails loaded together (`deliverQueued`). Mail events
+ * that arrived before an email's outcome was recorded are applied as it is.
  */
 export class Delivery {
+  private readonly mailEvents: MailEventApplier;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly mailer: Mailer,
     private readonly config: Config,
     private readonly contacts: ContactsService,
-  ) {}
+  ) {
+    this.mailEvents = new MailEventApplier(contacts, new ReputationService(dataSource));
+  }
 
   /** Delivers one email (`/v1/send`, workflow and test emails); the email of a disabled project is marked FAILED instead. */
   async deliver(emailId: string): Promise<DeliveryOutcome> {
@@ -96,7 +103,10 @@ export class Delivery {
     return this.send(email, await composeMessage(this.config, email, email.contact, []), writes);
   }
 
-  /** Marks a queued email FAILED with the reason and stores an `email.failed` event. */
+  /**
+   * Marks a queued email FAILED with the reason and stores an `email.failed` event; mail events
+   * about it that were waiting (SES accepted an earlier attempt) are applied.
+   */
   async fail(email: EventSubject | string, reason: string): Promise<void> {
     const record = typeof email === 'string' ? await this.dataSource.getRepository(Email).findOneBy({ id: email }) : email;
     if (!record) return;
@@ -105,7 +115,9 @@ export class Delivery {
         `UPDATE emails SET status = 'FAILED', error = $2, updated_at = now() WHERE id = $1 AND status = 'QUEUED'`,
         [record.id, reason.slice(0, 1000)],
       );
-      if (updated === 1) await tx.record([this.event(record, 'email.failed', { reason })]);
+      if (updated !== 1) return;
+      await tx.record([this.event(record, 'email.failed', { reason })]);
+      await this.mailEvents.applyBacklog(tx, [{ emailId: record.id, messageId: null }]);
     });
   }
 
@@ -145,13 +157,15 @@ export class Delivery {
 
   /**
    * Marks accepted emails still QUEUED SENT (counted on their campaigns) with an `email.sent`
-   * event each, in one transaction; answers, per email, whether it was marked.
+   * event each, and applies the mail events about them that arrived first, in one transaction;
+   * answers, per email, whether it was marked.
    */
   private async recordSent(accepted: Accepted[]): Promise<boolean[]> {
     return this.contacts.transaction(async (tx) => {
       const marked = new Set(await markSent(tx.manager, accepted.map(({ email, messageId }) => ({ emailId: email.id, campaignId: email.campaignId, messageId }))));
       const sent = accepted.filter(({ email }) => marked.has(email.id));
       await tx.record(sent.map(({ email, messageId }) => this.event(email, 'email.sent', { messageId })));
+      await this.mailEvents.applyBacklog(tx, sent.map(({ email, messageId }) => ({ emailId: email.id, messageId })));
       return accepted.map(({ email }) => marked.has(email.id));
     });
   }

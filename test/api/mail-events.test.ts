@@ -166,18 +166,44 @@ describe('POST /webhooks/mail-events', () => {
     expect(await eventsOf(delayed.contactId)).toEqual([]);
   });
 
-  it('acknowledges an event for an unknown message id, keeping its receipt', async () => {
+  it('keeps an event for an unknown message id in the backlog, with its receipt, and acknowledges it', async () => {
     const snsId = randomUUID();
     const answer = await post(snsNotification(sesEvent('Delivery', 'no-such-message-id'), snsId));
     expect(answer.status).toBe(200);
-    expect(answer.body.outcome).toBe('unmatched');
+    expect(answer.body.outcome).toBe('kept');
     expect(await api.dataSource.query('SELECT 1 FROM mail_event_receipts WHERE notification_id = $1', [snsId])).toHaveLength(1);
+    expect(await api.dataSource.query('SELECT message_id, email_id, event_type FROM mail_event_backlog WHERE notification_id = $1', [snsId])).toEqual([
+      { message_id: 'no-such-message-id', email_id: null, event_type: 'Delivery' },
+    ]);
+  });
+
+  it('matches an event by its emailId tag first, by its SES message id second', async () => {
+    const tagged = await sentEmail();
+    const other = await sentEmail();
+    const record = sesEvent('Delivery', other.messageId);
+    expect((await post(snsNotification({ ...record, mail: { ...record.mail, tags: { emailId: [tagged.emailId] } } }))).body.outcome).toBe('applied');
+    expect((await emailRow(tagged.emailId)).status).toBe('DELIVERED');
+    expect((await emailRow(other.emailId)).status).toBe('SENT');
+  });
+
+  it('ignores an emailId tag that is not a UUID, matching by message id', async () => {
+    const hostile = ["x' OR '1'='1", '', 42, null, { id: 'x' }, '00000000-0000-0000-0000-00000000000g', 'a'.repeat(10_000), 'nul\u0000'];
+    for (const value of hostile) {
+      const { emailId, messageId } = await sentEmail();
+      const record = sesEvent('Delivery', messageId);
+      for (const tags of [{ emailId: [value] }, { emailId: value }, value]) {
+        const answer = await post(snsNotification({ ...record, mail: { ...record.mail, tags } }));
+        expect({ tags, status: answer.status, outcome: answer.body.outcome }).toEqual({ tags, status: 200, outcome: 'applied' });
+      }
+      expect((await emailRow(emailId)).status).toBe('DELIVERED');
+    }
   });
 
   it('answers 400 to a body that is not an SNS message or carries no SES event', async () => {
     expect((await post('not json')).status).toBe(400);
     expect((await post(JSON.stringify({ Type: 'Something', MessageId: 'x', Message: '' }))).status).toBe(400);
     expect((await post(snsNotification({ hello: 'world' }))).status).toBe(400);
+    expect((await post(snsNotification(sesEvent('Delivery', 'message-id-with-nul\u0000')))).status).toBe(400);
   });
 
   it('refuses to confirm a subscription whose SubscribeURL is not on an SNS host', async () => {

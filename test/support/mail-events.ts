@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import type { Transport } from '../../src/config';
+import type { Mailer, OutgoingMessage, SentMessage } from '../../src/mailer/types';
 import type { Answer, Client } from './api';
+import type { CapturedEmail } from './ses-server';
 
 /** The SNS topic the test notifications come from. */
 export const TOPIC = 'arn:aws:sns:us-east-1:123456789012:herald-mail-events';
@@ -23,6 +26,20 @@ export function sesEvent(eventType: string, messageId: string, section: Record<s
   };
 }
 
+/** A permanent bounce of `address`, as the `bounce` object of an SES record. */
+export const permanentBounce = (address: string) => ({
+  bounceType: 'Permanent',
+  bounceSubType: 'General',
+  bouncedRecipients: [{ emailAddress: address, diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+});
+
+/** An SES record about a message SES accepted, carrying the message's tags in `mail.tags` (`{ name: [value] }`) as SES does. */
+export function sesEventAbout(email: CapturedEmail, eventType: string, section: Record<string, unknown> = {}) {
+  const record = sesEvent(eventType, email.messageId, section);
+  const tags = Object.fromEntries((email.request.EmailTags ?? []).map((tag) => [tag.Name, [tag.Value]]));
+  return { ...record, mail: { ...record.mail, tags } };
+}
+
 /** An SNS notification envelope carrying `record`, as the JSON text SNS posts. */
 export function snsNotification(record: unknown, messageId: string = randomUUID()): string {
   return JSON.stringify({
@@ -44,20 +61,35 @@ export class MailEventsPoster {
     private readonly secret: string,
   ) {}
 
-  post(record: unknown): Promise<Answer> {
+  /** Posts one notification; the same `notificationId` twice is the same notification delivered again. */
+  post(record: unknown, notificationId?: string): Promise<Answer> {
     return this.client.call('POST', `/webhooks/mail-events?secret=${encodeURIComponent(this.secret)}`, {
-      rawBody: snsNotification(record),
+      rawBody: snsNotification(record, notificationId),
       headers: { 'content-type': 'text/plain; charset=UTF-8' },
     });
   }
 
   /** A permanent bounce of the email with `messageId`. */
-  bounce = (messageId: string) =>
-    this.post(sesEvent('Bounce', messageId, { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: 'x@example.com' }] }));
+  bounce = (messageId: string) => this.post(sesEvent('Bounce', messageId, permanentBounce('x@example.com')));
 
   /** A transient bounce, which does not count against the project. */
   softBounce = (messageId: string) => this.post(sesEvent('Bounce', messageId, { bounceType: 'Transient', bounceSubType: 'MailboxFull' }));
 
   /** A spam complaint about the email with `messageId`. */
   complaint = (messageId: string) => this.post(sesEvent('Complaint', messageId, { complaintFeedbackType: 'abuse' }));
+}
+
+/**
+ * A Mailer that accepts every message under a new SES-like message id, after running
+ * `onAccept` (what happens between SES accepting a message and Herald hearing back).
+ */
+export class AcceptingMailer implements Mailer {
+  readonly transport: Transport = 'ses';
+  onAccept: (message: OutgoingMessage, messageId: string) => Promise<void> = async () => {};
+
+  async send(message: OutgoingMessage): Promise<SentMessage> {
+    const messageId = `0100018c-${randomUUID()}-000000`;
+    await this.onAccept(message, messageId);
+    return { messageId };
+  }
 }

@@ -105,6 +105,8 @@ export class SesServer {
   readonly identities = new Map<string, Identity>();
   /** How long each request waits, once received, before it is handled and answered, as over a network (0: not at all). */
   latencyMs = 0;
+  /** Runs when a message is accepted (it has its MessageId), before SendEmail is answered: what SES does meanwhile. */
+  onAccept: ((email: CapturedEmail) => Promise<void>) | undefined;
   private readonly routes: Route[] = [];
   private readonly faults: Fault[] = [];
   private unanswered = 0;
@@ -154,12 +156,13 @@ export class SesServer {
     return this.unanswered;
   }
 
-  /** Forgets recorded requests, identities and pending faults. */
+  /** Forgets recorded requests, identities, pending faults and the accept hook. */
   reset(): void {
     this.emails.length = 0;
     this.requests.length = 0;
     this.faults.length = 0;
     this.identities.clear();
+    this.onAccept = undefined;
   }
 
   close(): Promise<void> {
@@ -200,13 +203,15 @@ export class SesServer {
     }
   }
 
-  private sendEmail(req: SesRequest): SesResponse {
+  private async sendEmail(req: SesRequest): Promise<SesResponse> {
     const request = req.body as unknown as SendEmailBody;
     const content = request.Content ?? {};
     if (!content.Simple && !content.Raw) throw new SesFault(400, 'BadRequestException', 'Content is required');
     const messageId = `0100${randomBytes(6).toString('hex')}-${randomUUID()}-000000`;
     const raw = content.Raw ? Buffer.from(content.Raw.Data, 'base64') : undefined;
-    this.emails.push({ messageId, request, raw, headers: req.headers });
+    const email = { messageId, request, raw, headers: req.headers };
+    this.emails.push(email);
+    await this.onAccept?.(email);
     return { body: { MessageId: messageId } };
   }
 

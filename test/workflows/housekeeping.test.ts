@@ -20,7 +20,7 @@ describe('housekeeping workflow', () => {
   });
 
   it('purges once a day and continues as new after 30 days, in seconds of wall time', async () => {
-    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0 }));
+    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 }));
     const taskQueue = `housekeeping-${randomUUID()}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
 
@@ -46,7 +46,7 @@ describe('housekeeping workflow', () => {
     let attempts = 0;
     const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => {
       if (++attempts <= 5) throw new Error('database unavailable');
-      return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0 };
+      return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 };
     });
     const taskQueue = `housekeeping-${randomUUID()}`;
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
@@ -74,7 +74,7 @@ describe('purgeExpiredRecords activity', () => {
     await database?.drop();
   });
 
-  it('deletes exactly the expired keys, old rate windows, expired sessions and day-old expired tokens', async () => {
+  it('deletes exactly the expired keys, old rate windows, expired sessions, day-old expired tokens and mail events kept over 24 hours', async () => {
     const db = database.dataSource;
     const [{ id: projectId }] = await db.query(`INSERT INTO projects (name) VALUES ('Housekeeping') RETURNING id`);
     const [{ id: userId }] = await db.query(
@@ -106,11 +106,16 @@ describe('purgeExpiredRecords activity', () => {
          ($1, 'PASSWORD_RESET', 'live', now() + interval '1 hour')`,
       [userId],
     );
+    await db.query(
+      `INSERT INTO mail_event_backlog (notification_id, message_id, event_type, record, received_at) VALUES
+         ('waited-25h', 'm-1', 'Delivery', '{}', now() - interval '25 hours'),
+         ('waited-23h', 'm-2', 'Delivery', '{}', now() - interval '23 hours')`,
+    );
 
     const { purgeExpiredRecords } = createHousekeepingActivities({ dataSource: db });
     const purged = await new MockActivityEnvironment().run(purgeExpiredRecords);
 
-    expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1 });
+    expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1, mailEventBacklog: 1 });
     const column = async (sql: string) => ((await db.query(sql)) as { v: string }[]).map((row) => row.v);
     expect(await column(`SELECT key AS v FROM idempotency_keys ORDER BY key`)).toEqual(['live']);
     expect(await column(`SELECT (now() - window_start < interval '10 minutes')::text AS v FROM rate_limit_windows`)).toEqual([
@@ -119,11 +124,13 @@ describe('purgeExpiredRecords activity', () => {
     ]);
     expect(await column(`SELECT token_hash AS v FROM sessions ORDER BY token_hash`)).toEqual(['live']);
     expect(await column(`SELECT token_hash AS v FROM auth_tokens ORDER BY token_hash`)).toEqual(['expired-23h', 'live']);
+    expect(await column(`SELECT notification_id AS v FROM mail_event_backlog`)).toEqual(['waited-23h']);
     expect(await new MockActivityEnvironment().run(purgeExpiredRecords)).toEqual({
       idempotencyKeys: 0,
       rateLimitWindows: 0,
       sessions: 0,
       authTokens: 0,
+      mailEventBacklog: 0,
     });
   });
 });

@@ -47,7 +47,7 @@ export const pathModule: PathModule = {
         Type: 'Notification',
         MessageId: '22b80b92-fdea-4c2c-8f9d-bdfb0c7bf324',
         TopicArn: 'arn:aws:sns:us-east-1:123456789012:herald-mail-events',
-        Message: '{"eventType":"Delivery","mail":{"messageId":"0100018c-example","timestamp":"2025-01-01T12:00:00.000Z"},"delivery":{"timestamp":"2025-01-01T12:00:02.000Z"}}',
+        Message: '{"eventType":"Delivery","mail":{"messageId":"0100018c-example","timestamp":"2025-01-01T12:00:00.000Z","tags":{"emailId":["8f14e45f-ceea-467a-9af0-0f0d2d6a7c10"]}},"delivery":{"timestamp":"2025-01-01T12:00:02.000Z"}}',
         Timestamp: '2025-01-01T12:00:03.000Z',
         SignatureVersion: '1',
         Signature: 'EXAMPLE…',
@@ -57,10 +57,10 @@ export const pathModule: PathModule = {
     MailEventResult: object({
       success: { const: true },
       outcome: described(
-        { type: 'string', enum: ['applied', 'duplicate', 'unmatched', 'confirmed', 'ignored'] },
-        '`applied` to an email; `duplicate`: this MessageId was applied before; `unmatched`: no email has the SES ' +
-          'message id (acknowledged so SNS stops retrying); `confirmed`: the subscription was confirmed; `ignored`: ' +
-          'an `UnsubscribeConfirmation`.',
+        { type: 'string', enum: ['applied', 'duplicate', 'kept', 'confirmed', 'ignored'] },
+        '`applied` to an email; `duplicate`: this MessageId was received before; `kept`: the email is not recorded ' +
+          'yet (no match, or still `QUEUED`), so the event waits and is applied when its send is recorded ' +
+          '(acknowledged so SNS stops retrying); `confirmed`: the subscription was confirmed; `ignored`: an `UnsubscribeConfirmation`.',
       ),
     }),
   },
@@ -77,13 +77,19 @@ export const pathModule: PathModule = {
           'The body is an SNS message, sent as `text/plain` (as SNS does) or `application/json`.',
           '',
           '- `SubscriptionConfirmation`: confirmed by a GET to `SubscribeURL`, only when it is an https URL on an SNS host (otherwise 400).',
-          '- `Notification`: its `Message` is an SES event record, matched to the email by `mail.messageId`. It is applied ' +
-            'in one transaction with a receipt of the SNS `MessageId`, so a notification delivered twice counts once.',
+          '- `Notification`: its `Message` is an SES event record, matched to the email by the `emailId` tag Herald puts on ' +
+            'every message (`mail.tags.emailId`, ignored unless a UUID), else by `mail.messageId`. It is applied in one ' +
+            'transaction with a receipt of the SNS `MessageId`, so a notification delivered twice counts once.',
+          '- An event that arrives before Herald has recorded the send (SNS can be faster than SES answering Herald) is kept ' +
+            'and applied in the transaction that records the email `SENT` or `FAILED`, with the same effects, including the ' +
+            'reputation check after a permanent bounce or complaint. One still unmatched after 24 hours is dropped by the daily ' +
+            'housekeeping pass with a warning in the log naming it.',
           '',
           'Statuses only move forward: `QUEUED` < `SENT` < `DELIVERED` < `OPENED` < `CLICKED` < `BOUNCED` < `COMPLAINED`; ' +
             '`FAILED`, `SUPPRESSED` and `SKIPPED` stay. An event arriving late still fills its column, so an open ' +
-            'followed by the delivery leaves the status `OPENED` with `delivered_at` set. Stored events are SYSTEM events ' +
-            'with `data` `{ emailId, messageId, subject, timestamp, ... }`, where `timestamp` is when SES saw it.',
+            'followed by the delivery leaves the status `OPENED` with `delivered_at` set: events give the same result in ' +
+            'any order. Stored events are SYSTEM events with `data` `{ emailId, messageId, subject, timestamp, ... }`, ' +
+            'where `timestamp` is when SES saw it.',
           '',
           EFFECTS,
         ].join('\n'),
