@@ -16,7 +16,7 @@ export const MAX_BATCH_SIZE = 250;
  * duplicates a crash may cause. Their database writes are grouped (Delivery.batchWrites), so a
  * batch needs about two connections however many there are.
  */
-const DELIVERY_CONCURRENCY = 64;
+export const DELIVERY_CONCURRENCY = 64;
 /** Attempts after which an email that keeps failing transiently is given up (as `email/<id>` gives up, after about an hour). */
 const MAX_DELIVERY_ATTEMPTS = 16;
 

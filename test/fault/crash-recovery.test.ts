@@ -1,0 +1,194 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client as PgClient } from 'pg';
+import { DELIVERY_CONCURRENCY } from '../../src/campaigns/campaign-runner';
+import { processState } from '../../src/runtime/process-table';
+import { Client, signupWithProject } from '../support/api';
+import { heraldPorts, HeraldProcess } from '../support/herald-process';
+import { emailTag, SesServer } from '../support/ses-server';
+import { until } from '../support/wait';
+
+/**
+ * `npm start` as a user runs it, SIGKILLed under load twice (its own process only, then every
+ * process at once) and started again on the same DATA_DIR each time: a campaign in flight, a
+ * CSV import, a scheduled campaign and a workflow execution in a DELAY all finish, nobody is
+ * missed, and only the sends in flight at a kill are repeated.
+ */
+const CAMPAIGN_CONTACTS = 3_000;
+const IMPORT_ROWS = 60_000;
+/** Slow enough that the campaign is still sending when it is killed. */
+const SES_LATENCY_MS = 100;
+const DOMAIN = 'crash.example.com';
+const SENT_TIMEOUT_MS = 6 * 60_000;
+
+const exists = (pid: number) => processState(pid) === 'running';
+
+describe('crash recovery of npm start', () => {
+  let ses: SesServer;
+  let dataDir: string;
+  let env: Record<string, string>;
+  let herald: HeraldProcess | undefined;
+  let db: PgClient;
+
+  beforeAll(async () => {
+    ses = await SesServer.start();
+    ses.latencyMs = SES_LATENCY_MS;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'herald-crash-'));
+    env = {
+      ...(await heraldPorts()),
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      SES_REGION: 'us-east-1',
+      SES_ENDPOINT: ses.endpoint,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      TEMPORAL_TASK_QUEUE: 'herald',
+    };
+  });
+
+  afterAll(async () => {
+    await db?.end().catch(() => undefined);
+    await herald?.stop();
+    // Herald logs warnings and errors only: what it said, to read when a step above failed.
+    if (herald) process.stderr.write(`Herald's output:\n${herald.output().slice(-6000)}\n`);
+    await ses.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Herald's embedded database, as the running Herald has it. */
+  const connect = async () => {
+    const { postgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
+    const client = new PgClient({ connectionString: `postgres://herald:${encodeURIComponent(postgresPassword)}@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/herald` });
+    client.on('error', () => undefined);
+    await client.connect();
+    return client;
+  };
+  const restart = async () => {
+    await db.end().catch(() => undefined);
+    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));
+    db = await connect();
+  };
+
+  /** Messages SES holds per email of a campaign (Herald tags each message with its email id). */
+  const campaignMessages = async (campaignId: string) => {
+    const { rows } = await db.query(`SELECT id FROM emails WHERE campaign_id = $1`, [campaignId]);
+    const perEmail = new Map<string, number>(rows.map((row) => [row.id, 0]));
+    for (const email of ses.emails) {
+      const id = emailTag(email, 'emailId')!;
+      if (perEmail.has(id)) perEmail.set(id, perEmail.get(id)! + 1);
+    }
+    return perEmail;
+  };
+  const distinctSent = async (campaignId: string) => [...(await campaignMessages(campaignId)).values()].filter((n) => n > 0).length;
+
+  it('finishes a campaign, an import, a scheduled campaign and a delayed workflow step across two kills', async () => {
+    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));
+    expect(herald.output()).toMatch(/Temporal\s+127\.0\.0\.1:\d+ \(dev-server\)/);
+    db = await connect();
+    const api = { url: `http://127.0.0.1:${env.PORT}` };
+    const { project } = await signupWithProject(api, 'Crash');
+    const key: string = project.secretKey;
+    const client = new Client(api.url);
+    const post = (route: string, body: unknown) => client.post(route, body, { key });
+    await db.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, DOMAIN]);
+    await db.query(
+      `INSERT INTO contacts (project_id, email, subscribed) SELECT $1, 'reader' || i || '@campaign.test', true FROM generate_series(1, $2::int) AS i`,
+      [project.id, CAMPAIGN_CONTACTS],
+    );
+    const content = { subject: 'Hello', body: '<p>Hello {{ email }}</p>', from: `news@${DOMAIN}` };
+    const campaign = async (name: string, suffix: string) => {
+      const created = await post('/campaigns', {
+        name, ...content, audienceType: 'FILTERED',
+        audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'endsWith', value: suffix }] }] },
+      });
+      expect(created.status).toBe(201);
+      return created.body.data?.id ?? created.body.id;
+    };
+
+    // A workflow execution that waits in a 20-second DELAY across the first kill.
+    const workflowId = (await post('/workflows', { name: 'Welcome', triggerConfig: { eventName: 'signed_up' } })).body.id;
+    const delay = (await post(`/workflows/${workflowId}/steps`, { type: 'DELAY', config: { amount: 20, unit: 'seconds' } })).body.id;
+    const send = (await post(`/workflows/${workflowId}/steps`, { type: 'SEND_EMAIL', config: { ...content, type: 'TRANSACTIONAL' } })).body.id;
+    expect((await post(`/workflows/${workflowId}/transitions`, { fromStepId: delay, toStepId: send })).status).toBe(201);
+    expect((await client.patch(`/workflows/${workflowId}`, { enabled: true }, { key })).status).toBe(200);
+    expect((await client.post('/v1/track', { email: 'waiting@flow.test', event: 'signed_up' }, { key })).status).toBe(200);
+
+    // A campaign scheduled to fire while Herald is down or coming back.
+    await db.query(`INSERT INTO contacts (project_id, email, subscribed) VALUES ($1, 'early@scheduled.test', true)`, [project.id]);
+    const scheduled = await campaign('Scheduled', '@scheduled.test');
+    const fireAt = new Date(Date.now() + 30_000).toISOString();
+    expect((await post(`/campaigns/${scheduled}/send`, { scheduledFor: fireAt })).body.data.status).toBe('SCHEDULED');
+
+    // An import under way.
+    const csv = ['email,n', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `row${i}@import.test,${i}`)].join('\n');
+    const form = new FormData();
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
+    const imported = await fetch(`${api.url}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(imported.status).toBe(202);
+    const jobPath = `/contacts/import/${((await imported.json()) as { jobId: string }).jobId}`;
+    await until(() => client.get(jobPath, { key }), (job) => job.body.processed > 0, 'the import to start', 60_000);
+
+    // The campaign, killed at 30%: Herald's own process only.
+    const running = await campaign('Running', '@campaign.test');
+    expect((await post(`/campaigns/${running}/send`, {})).status).toBe(200);
+    await until(() => distinctSent(running), (n) => n >= CAMPAIGN_CONTACTS * 0.3, 'the campaign at 30%', 120_000);
+    const importAtKill = (await client.get(jobPath, { key })).body;
+    const parts = await herald.killMain();
+    expect(parts.length).toBeGreaterThan(1);
+    await until(async () => parts.filter(exists), (left) => left.length === 0, 'the parts of the killed run to end', 40_000);
+    await restart();
+    expect(importAtKill).toMatchObject({ status: 'RUNNING' });
+    expect(importAtKill.processed).toBeLessThan(IMPORT_ROWS);
+
+    // Sending resumes; at 60% every process is killed at once.
+    await until(() => distinctSent(running), (n) => n >= CAMPAIGN_CONTACTS * 0.6, 'the campaign at 60%', 240_000);
+    await herald.killAll();
+    await restart();
+
+    const final = await until(
+      () => client.get(`/campaigns/${running}`, { key }),
+      (answer) => answer.body.data?.status === 'SENT' || answer.body.status === 'SENT',
+      'the campaign to be SENT',
+      SENT_TIMEOUT_MS,
+    );
+    const campaignRow = final.body.data ?? final.body;
+    expect(campaignRow).toMatchObject({ totalRecipients: CAMPAIGN_CONTACTS, sentCount: CAMPAIGN_CONTACTS });
+    const perEmail = await campaignMessages(running);
+    const { rows: recipients } = await db.query(`SELECT id, status FROM emails WHERE campaign_id = $1`, [running]);
+    expect(recipients).toHaveLength(CAMPAIGN_CONTACTS);
+    expect(recipients.filter((email) => !perEmail.get(email.id))).toEqual([]);
+    const duplicates = [...perEmail.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+    expect(duplicates).toBeLessThanOrEqual(2 * DELIVERY_CONCURRENCY);
+
+    const job = await until(() => client.get(jobPath, { key }), (answer) => answer.body.status === 'COMPLETED', 'the import to complete', 180_000);
+    expect(job.body).toMatchObject({ total: IMPORT_ROWS, processed: IMPORT_ROWS, succeeded: IMPORT_ROWS, failed: 0 });
+    const { rows: [importedRows] } = await db.query(
+      `SELECT count(*)::int AS n, count(DISTINCT data->>'n')::int AS distinct FROM contacts WHERE project_id = $1 AND email LIKE '%@import.test'`,
+      [project.id],
+    );
+    expect(importedRows).toEqual({ n: IMPORT_ROWS, distinct: IMPORT_ROWS });
+
+    const fired = await until(() => client.get(`/campaigns/${scheduled}`, { key }), (answer) => (answer.body.data ?? answer.body).status === 'SENT', 'the scheduled campaign', 120_000);
+    expect(fired.body.data ?? fired.body).toMatchObject({ sentCount: 1 });
+    const { rows: scheduledEmails } = await db.query(`SELECT id, to_email FROM emails WHERE campaign_id = $1`, [scheduled]);
+    expect(scheduledEmails).toEqual([expect.objectContaining({ to_email: 'early@scheduled.test' })]);
+    expect([...(await campaignMessages(scheduled)).entries()]).toEqual([[scheduledEmails[0].id, 1]]);
+
+    const execution = await until(
+      () => client.get(`/workflows/${workflowId}/executions`, { key }),
+      (answer) => answer.body.data?.[0]?.status === 'COMPLETED',
+      'the delayed workflow execution to complete',
+      120_000,
+    );
+    expect(execution.body.data).toHaveLength(1);
+    const { rows: stepEmails } = await db.query(`SELECT id FROM emails WHERE project_id = $1 AND to_email = 'waiting@flow.test'`, [project.id]);
+    expect(stepEmails).toHaveLength(1);
+    expect(ses.emails.filter((email) => emailTag(email, 'emailId') === stepEmails[0].id)).toHaveLength(1);
+
+    // The data written before the kills is all there.
+    const { rows: [counts] } = await db.query(`SELECT count(*)::int AS contacts FROM contacts WHERE project_id = $1`, [project.id]);
+    expect(counts.contacts).toBe(CAMPAIGN_CONTACTS + IMPORT_ROWS + 2);
+  }, 15 * 60_000);
+});

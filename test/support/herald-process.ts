@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { processState } from '../../src/runtime/process-table';
+import { freePort } from './ports';
+
+const ROOT = path.resolve(__dirname, '../..');
+const START_TIMEOUT_MS = 120_000;
+
+/** The ports one Herald uses; kept across its restarts, as an operator's configuration would be. */
+export interface HeraldPorts {
+  PORT: string;
+  EMBEDDED_POSTGRES_PORT: string;
+  TEMPORAL_PORT: string;
+  TEMPORAL_UI_PORT: string;
+}
+
+/** Free ports for one Herald. */
+export async function heraldPorts(): Promise<HeraldPorts> {
+  return {
+    PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+  };
+}
+
+/** The pids of every live descendant of `pid` (Linux). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const child = Number(entry);
+    if (!Number.isInteger(child)) continue;
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), child]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found.filter((child) => processState(child) === 'running');
+}
+
+/** Herald as `npm start` runs it (`node --import tsx src/cli/start.ts`), in a process of its own. */
+export class HeraldProcess {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly logFile: string,
+  ) {}
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Starts Herald with `env` and resolves once it printed its banner; fails with its output if it exits first. */
+  static async start(env: Record<string, string>, logFile: string): Promise<HeraldProcess> {
+    const fd = openSync(logFile, 'a');
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/start.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', fd, fd],
+    });
+    closeSync(fd);
+    const herald = new HeraldProcess(child, logFile);
+    const from = herald.output().length;
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!herald.output().slice(from).includes('Herald is running')) {
+      if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+        throw new Error(`Herald did not start (${child.exitCode ?? child.signalCode ?? 'timed out'}):\n${herald.output().slice(from).slice(-3000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return herald;
+  }
+
+  /** Everything Herald printed so far, over all its runs into this log. */
+  output(): string {
+    return readFileSync(this.logFile, 'utf8');
+  }
+
+  /** SIGKILLs Herald's own process only, as the OOM killer would; answers the pids of the parts it had started. */
+  async killMain(): Promise<number[]> {
+    const parts = descendants(this.pid);
+    this.child.kill('SIGKILL');
+    await this.exited();
+    return parts;
+  }
+
+  /** SIGKILLs Herald and every process it started, all at once. */
+  async killAll(): Promise<void> {
+    for (const pid of [this.pid, ...descendants(this.pid)]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    await this.exited();
+  }
+
+  /** Stops Herald as Ctrl-C does. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGINT');
+    await this.exited();
+  }
+
+  private exited(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => this.child.once('exit', () => resolve()));
+  }
+}
