@@ -56,17 +56,20 @@ export interface SentEmail {
 
 /**
  * Marks the emails still QUEUED among `sent` SENT and counts them on their campaigns, in one
- * statement, so a counter moves exactly when a status does; answers the ids it marked. Locks
- * as stopCampaign does: the campaigns' rows first, then the emails in id order.
+ * statement, so a counter moves exactly when a status does; answers the ids it marked. An email
+ * a cancel SKIPPED while its send was in flight (claimed: attempts > 0) did go out, and is
+ * marked SENT too. Locks as stopCampaign does: the campaigns' rows first, then the emails in id order.
  */
 export async function markSent(manager: EntityManager, sent: SentEmail[]): Promise<string[]> {
   const campaignIds = [...new Set(sent.flatMap((email) => (email.campaignId ? [email.campaignId] : [])))].sort();
   if (campaignIds.length > 0) await manager.query('SELECT 1 FROM campaigns WHERE id = ANY($1::uuid[]) ORDER BY id FOR NO KEY UPDATE', [campaignIds]);
   const rows: { id: string }[] = await manager.query(
     `WITH queued AS (
-       SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' ORDER BY id FOR UPDATE
+       SELECT id FROM emails
+        WHERE id = ANY($1::uuid[]) AND (status = 'QUEUED' OR (status = 'SKIPPED' AND attempts > 0))
+        ORDER BY id FOR UPDATE
      ), marked AS (
-       UPDATE emails e SET status = 'SENT', message_id = s.message_id, sent_at = now(), updated_at = now()
+       UPDATE emails e SET status = 'SENT', error = NULL, message_id = s.message_id, sent_at = now(), updated_at = now()
          FROM unnest($1::uuid[], $2::text[]) AS s(id, message_id)
         WHERE e.id = s.id AND e.id IN (SELECT id FROM queued)
         RETURNING e.id, e.campaign_id

@@ -124,6 +124,8 @@ describe('CampaignRunner batches', () => {
     expect(Object.keys(statuses).sort()).toEqual(['SENT', 'SKIPPED']);
     expect(sentCount).toBe(statuses.SENT);
     expect(sentEvents).toBe(statuses.SENT);
+    // Every email the transport took is recorded SENT, also one whose send was in flight at the cancel.
+    expect(statuses.SENT).toBe(new Set(mailer.emailIds).size);
     // Only the sends in flight at the cancel (at most one per lane) went out after it.
     expect(mailer.emailIds.length).toBeLessThan(20 + 64);
     expect(cancelMs).toBeLessThan(1000);
