@@ -40,7 +40,9 @@ async function startTemporal(scratch: Scratch): Promise<string> {
   const port = await freePort();
   const cliPath = await findTemporalCli({ install: false });
   if (cliPath) {
-    const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default' });
+    // BENCH_SQLITE=default: the dev server with SQLite's own settings, the baseline of Herald's pragmas.
+    const sqlitePragmas = process.env.BENCH_SQLITE === 'default' ? [] : undefined;
+    const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default', sqlitePragmas });
     scratch.onCleanup(dev.stop);
     return dev.address;
   }

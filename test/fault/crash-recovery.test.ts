@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client as PgClient } from 'pg';
+import type { Client as PgClient } from 'pg';
 import { DELIVERY_CONCURRENCY } from '../../src/campaigns/campaign-runner';
 import { processState } from '../../src/runtime/process-table';
 import { Client, signupWithProject } from '../support/api';
-import { heraldPorts, HeraldProcess } from '../support/herald-process';
+import { heraldDatabase, heraldPorts, HeraldProcess } from '../support/herald-process';
 import { emailTag, SesServer } from '../support/ses-server';
 import { until } from '../support/wait';
 
@@ -57,14 +57,7 @@ describe('crash recovery of npm start', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** Herald's embedded database, as the running Herald has it. */
-  const connect = async () => {
-    const { postgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
-    const client = new PgClient({ connectionString: `postgres://herald:${encodeURIComponent(postgresPassword)}@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/herald` });
-    client.on('error', () => undefined);
-    await client.connect();
-    return client;
-  };
+  const connect = () => heraldDatabase(dataDir, env.EMBEDDED_POSTGRES_PORT);
   const restart = async () => {
     await db.end().catch(() => undefined);
     herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { processState } from '../../src/runtime/process-table';
 import { freePort } from './ports';
 
@@ -23,6 +24,15 @@ export async function heraldPorts(): Promise<HeraldPorts> {
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
   };
+}
+
+/** A connection to the embedded database of the Herald running on `dataDir` (its password is in `secrets.json`). */
+export async function heraldDatabase(dataDir: string, port: string): Promise<PgClient> {
+  const { postgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
+  const client = new PgClient({ connectionString: `postgres://herald:${encodeURIComponent(postgresPassword)}@127.0.0.1:${port}/herald` });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
 }
 
 /** The pids of every live descendant of `pid` (Linux). */

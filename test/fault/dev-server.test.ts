@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { processCommand, processState } from '../../src/runtime/process-table';
+import { findTemporalCli } from '../../temporal/cli';
+import { startDevServer, type DevServer } from '../../temporal/dev-server';
+import { freePort } from '../support/ports';
+
+/** The Temporal CLI dev server as `npm start` runs it: a leftover of a crashed run is replaced, a taken port named. */
+describe('Temporal dev server start-up', () => {
+  let dataDir: string;
+  let cliPath: string;
+  const started: DevServer[] = [];
+
+  beforeAll(async () => {
+    const found = await findTemporalCli({ install: false });
+    if (!found) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
+    cliPath = found;
+  });
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'herald-dev-server-'));
+  });
+  afterEach(async () => {
+    for (const server of started.splice(0)) await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async (port: number, uiPort: number) => {
+    const server = await startDevServer({ cliPath, dataDir, port, uiPort, namespace: 'default' });
+    started.push(server);
+    return server;
+  };
+  const recordedPid = () => JSON.parse(readFileSync(path.join(dataDir, 'run', 'temporal.json'), 'utf8')).pid as number;
+
+  it('runs with the crash-safe SQLite pragmas and records its pid', async () => {
+    await start(await freePort(), await freePort());
+    const command = processCommand(recordedPid());
+    expect(command).toContain('--sqlite-pragma journal_mode=wal');
+    expect(command).toContain('--sqlite-pragma synchronous=normal');
+    expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
+  });
+
+  it('stops the dev server an earlier run left on the same DATA_DIR and takes its ports', async () => {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    await start(port, uiPort);
+    const leftover = recordedPid();
+    await start(port, uiPort);
+    expect(processState(leftover)).not.toBe('running');
+    expect(recordedPid()).not.toBe(leftover);
+    expect(processState(recordedPid())).toBe('running');
+  });
+
+  it('names the port and the variable when another program holds it', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    try {
+      await expect(start(port, await freePort())).rejects.toThrow(
+        `Temporal dev server: 127.0.0.1:${port} is already in use by another program\n  Stop that program, or set TEMPORAL_PORT to a free port.`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, chmodSync, cpSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { openDatabase } from '../../src/db/data-source';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { packagedNativeDir, ROOT_SHARED_DIR } from '../../src/db/postgres-binaries';
+import { processState } from '../../src/runtime/process-table';
+import { StartupError } from '../../src/runtime/startup-error';
+import { descendants } from '../support/herald-process';
+import { freePort } from '../support/ports';
+import { until } from '../support/wait';
+
+/** The embedded Postgres as `npm start` runs it: restarts over whatever a crash left, and fails with the cause. */
+describe('embedded Postgres start-up', () => {
+  const started: EmbeddedDatabase[] = [];
+  let root: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'herald-pg-fault-'));
+    chmodSync(root, 0o755);
+  });
+  afterEach(async () => {
+    for (const database of started.splice(0)) await database.stop().catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const start = async (overrides: { port?: number; directory?: string; nativeDir?: string } = {}) => {
+    const database = await startEmbeddedPostgres({
+      directory: overrides.directory ?? path.join(root, 'postgres'),
+      port: overrides.port ?? (await freePort()),
+      password: 'fault-test',
+      database: 'herald',
+      persistent: true,
+      logFile: path.join(root, 'postgres.log'),
+      nativeDir: overrides.nativeDir,
+    });
+    started.push(database);
+    return database;
+  };
+  const query = async (url: string, sql: string) => {
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const postmasterPid = () => Number(readFileSync(path.join(root, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const portOf = (url: string) => Number(new URL(url).port);
+
+  it('comes back with its data after every Postgres process was SIGKILLed', async () => {
+    const first = await start();
+    await query(first.url, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)`);
+    const postmaster = postmasterPid();
+    for (const pid of [postmaster, ...descendants(postmaster)]) process.kill(pid, 'SIGKILL');
+    started.length = 0;
+
+    const second = await start({ port: portOf(first.url) });
+    expect(await query(second.url, 'SELECT n FROM kept')).toEqual([{ n: 42 }]);
+    expect(processState(postmaster)).not.toBe('running');
+  });
+
+  it('clears a lock file whose postmaster is a zombie', async () => {
+    const first = await start();
+    const lock = readFileSync(path.join(root, 'postgres', 'postmaster.pid'), 'utf8');
+    await started.pop()!.stop();
+    // `sleep 60` never reaps the shell's background child: it stays a zombie, as a dead postmaster nobody reaped does.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const zombie = Number((await new Promise<Buffer>((resolve) => parent.stdout!.once('data', resolve))).toString().trim());
+    await until(async () => processState(zombie), (state) => state === 'zombie', 'the zombie', 5_000);
+    const [, ...rest] = lock.split('\n');
+    writeFileSync(path.join(root, 'postgres', 'postmaster.pid'), [String(zombie), ...rest].join('\n'));
+    try {
+      const second = await start({ port: portOf(first.url) });
+      expect(await query(second.url, 'SELECT 1 AS up')).toEqual([{ up: 1 }]);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+
+  it('stops a Postgres that an earlier run left running on the cluster, and starts its own', async () => {
+    const leftover = await start();
+    const port = portOf(leftover.url);
+    const oldPostmaster = postmasterPid();
+    const current = await start({ port });
+    expect(processState(oldPostmaster)).not.toBe('running');
+    expect(postmasterPid()).not.toBe(oldPostmaster);
+    expect(await query(current.url, 'SELECT 1 AS up')).toEqual([{ up: 1 }]);
+  });
+
+  it('names the part and the variable when its port is taken, within seconds', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as { port: number };
+    const began = Date.now();
+    try {
+      await expect(start({ port })).rejects.toThrow(StartupError);
+      await expect(start({ port })).rejects.toThrow(`embedded Postgres: 127.0.0.1:${port} is already in use by another program`);
+      await expect(start({ port })).rejects.toThrow('EMBEDDED_POSTGRES_PORT');
+    } finally {
+      blocker.close();
+    }
+    expect(Date.now() - began).toBeLessThan(20_000);
+  });
+
+  it("fails with the last lines of Postgres's own log when it cannot start", async () => {
+    const first = await start();
+    await started.pop()!.stop();
+    appendFileSync(path.join(root, 'postgres', 'postgresql.conf'), '\nshared_buffers = lots\n');
+    const failure = start({ port: portOf(first.url) });
+    await expect(failure).rejects.toThrow(/^embedded Postgres: exited \(code 1\) before it was ready/);
+    await expect(failure).rejects.toThrow(`last lines of ${path.join(root, 'postgres.log')}`);
+    await expect(failure).rejects.toThrow(/invalid value for parameter "shared_buffers": "lots"/);
+  });
+
+  it('reports a DATABASE_URL it cannot connect to by its address, without the password', async () => {
+    const port = await freePort();
+    const failure = openDatabase(`postgres://herald:s3cret@127.0.0.1:${port}/herald`);
+    await expect(failure).rejects.toThrow(StartupError);
+    await expect(failure).rejects.toThrow(`Postgres: cannot connect to postgres://herald:***@127.0.0.1:${port}/herald: connection refused`);
+    await expect(failure).rejects.not.toThrow('s3cret');
+  });
+
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+  asRoot('as root, runs from a private checkout and DATA_DIR (mode 0700) by placing what the postgres account needs where it can reach it', async () => {
+    const checkout = path.join(root, 'private');
+    const packageDir = path.join(checkout, 'node_modules', 'linux-package');
+    cpSync(path.join(packagedNativeDir(), '..'), packageDir, { recursive: true, verbatimSymlinks: true });
+    chmodSync(checkout, 0o700);
+    const directory = path.join(checkout, 'data', 'postgres');
+
+    const database = await start({ directory, nativeDir: path.join(packageDir, 'native') });
+    await query(database.url, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)`);
+    expect(lstatSync(directory).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(directory).startsWith(path.join(ROOT_SHARED_DIR, 'clusters'))).toBe(true);
+    await started.pop()!.stop();
+
+    const again = await start({ directory, nativeDir: path.join(packageDir, 'native'), port: portOf(database.url) });
+    expect(await query(again.url, 'SELECT n FROM kept')).toEqual([{ n: 7 }]);
+    await started.pop()!.stop();
+    rmSync(readlinkSync(directory), { recursive: true, force: true });
+  });
+});
