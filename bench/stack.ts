@@ -40,8 +40,10 @@ async function startTemporal(scratch: Scratch): Promise<string> {
   const port = await freePort();
   const cliPath = await findTemporalCli({ install: false });
   if (cliPath) {
-    // BENCH_SQLITE=default: the dev server with SQLite's own settings, the baseline of Herald's pragmas.
-    const sqlitePragmas = process.env.BENCH_SQLITE === 'default' ? [] : undefined;
+    // BENCH_SQLITE: `default` runs the dev server with SQLite's own settings (the baseline of
+    // Herald's pragmas), a comma-separated list with those pragmas instead of Herald's.
+    const chosen = process.env.BENCH_SQLITE;
+    const sqlitePragmas = chosen === 'default' ? [] : chosen ? chosen.split(',') : undefined;
     const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default', sqlitePragmas });
     scratch.onCleanup(dev.stop);
     return dev.address;
