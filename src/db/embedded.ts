@@ -1,4 +1,4 @@
-import { chownSync, existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -93,9 +93,14 @@ async function initialise(binaries: PostgresBinaries, directory: string, user: P
   const staging = `${directory}.initdb`;
   rmSync(staging, { recursive: true, force: true });
   prepareClusterDirectory(staging, user);
-  const passwordFile = path.join(tmpdir(), `herald-pg-${process.pid}-${Date.now()}`);
-  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
-  if (user) chownSync(passwordFile, user.uid, user.gid);
+  // A private directory of a random name: no other account can read the password or plant a link there.
+  const secrets = mkdtempSync(path.join(tmpdir(), 'herald-initdb-'));
+  const passwordFile = path.join(secrets, 'password');
+  writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600, flag: 'wx' });
+  if (user) {
+    chownSync(secrets, user.uid, user.gid);
+    chownSync(passwordFile, user.uid, user.gid);
+  }
   try {
     const init = spawnOwned({
       command: binaries.initdb,
@@ -118,7 +123,7 @@ async function initialise(binaries: PostgresBinaries, directory: string, user: P
       throw new StartupError(PART, `could not create the cluster in ${directory}: ${outcome}`, { hint: hint(tail), log: { file: options.logFile, tail } });
     }
   } finally {
-    rmSync(passwordFile, { force: true });
+    rmSync(secrets, { recursive: true, force: true });
   }
   // Whatever is in the directory without PG_VERSION is no cluster: an interrupted earlier attempt.
   rmSync(directory, { recursive: true, force: true });
