@@ -5,7 +5,7 @@ import {
   SESv2Client,
   type SESv2ClientConfig,
 } from '@aws-sdk/client-sesv2';
-import { buildRawMessage } from './mime';
+import { buildRawMessage, envelopeRecipients } from './mime';
 import {
   type MailError,
   type Mailer,
@@ -73,8 +73,13 @@ export class SesMailer implements Mailer {
       EmailTags: tags.length > 0 ? tags : undefined,
     };
     if (needsRaw(message)) {
-      // The raw message carries sender and recipients in its headers, encoded by the composer.
-      return { ...common, Content: { Raw: { Data: await buildRawMessage(message) } } };
+      // The raw message carries the sender in its headers, encoded by the composer; the
+      // recipients are named explicitly, so that no header of the message can add one.
+      return {
+        ...common,
+        Destination: { ToAddresses: envelopeRecipients(message) },
+        Content: { Raw: { Data: await buildRawMessage(message) } },
+      };
     }
     return {
       ...common,

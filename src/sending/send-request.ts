@@ -2,6 +2,7 @@ import { isEmail } from 'class-validator';
 import { isPlainObject } from '../contacts/data-rules';
 import { validationError, type FieldError } from '../http/errors';
 import { isUuid } from '../http/validate';
+import { reservedHeaderMessage } from './reserved-headers';
 
 /** One recipient of `/v1/send`. */
 export interface Recipient {
@@ -98,7 +99,9 @@ export function parseSendRequest(body: unknown): SendRequest {
   const headers: Record<string, string> = {};
   if (input.headers !== undefined && !isPlainObject(input.headers)) fail('headers', 'headers must be an object of strings', 'invalid_type');
   for (const [name, value] of Object.entries(isPlainObject(input.headers) ? input.headers : {})) {
+    const reserved = reservedHeaderMessage(name);
     if (!HEADER_NAME.test(name)) fail(`headers.${name}`, 'Header names may not contain CR, LF, spaces or colons', 'invalid_string');
+    else if (reserved) fail(`headers.${name}`, reserved, 'reserved_header');
     else if (typeof value !== 'string') fail(`headers.${name}`, 'Header values must be strings', 'invalid_type');
     else if (value.length > MAX_HEADER_VALUE || /[\r\n]/.test(value)) fail(`headers.${name}`, `Header values are at most ${MAX_HEADER_VALUE} characters, without CR or LF`, 'invalid_string');
     else headers[name] = value;

@@ -96,6 +96,22 @@ describe('POST /v1/send through SES', () => {
     expect(await api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(0);
   });
 
+  it('refuses custom headers that name recipients or identity with a 422 naming the header, and stores nothing', async () => {
+    const reserved = ['Bcc', 'cc', 'TO', 'From', 'sender', 'Reply-To', 'Return-Path', 'message-id', 'Date', 'MIME-Version', 'Content-Type', 'List-Unsubscribe', 'list-unsubscribe-post'];
+    for (const name of reserved) {
+      const answer = await send({ to: 'a@example.com', subject: 'x', body: 'y', headers: { 'X-Fine': 'ok', [name]: 'victim@example.org' } });
+      expect(answer.status).toBe(422);
+      expect(answer.body.error.code).toBe('VALIDATION_ERROR');
+      expect(answer.body.error.errors).toEqual([
+        { field: `headers.${name}`, code: 'reserved_header', message: expect.stringContaining(`The ${name} header cannot be set`) },
+      ]);
+    }
+    const replyTo = await send({ to: 'a@example.com', subject: 'x', body: 'y', headers: { 'reply-to': 'r@example.org' } });
+    expect(replyTo.body.error.errors[0].message).toContain('use the `reply` field');
+    expect(await api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(0);
+    expect(ses.emails.filter((captured) => JSON.stringify(captured.request).includes('victim@example.org'))).toHaveLength(0);
+  });
+
   it('refuses a from on an unverified domain with 403 and stores nothing', async () => {
     const answer = await client.post('/v1/send', { from: 'me@unverified.example.org', to: 'a@example.com', subject: 'x', body: 'y' }, { key });
     expect(answer.status).toBe(403);

@@ -111,6 +111,19 @@ describe('SesMailer', () => {
     expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer).equals(pdf)).toBe(true);
   });
 
+  it('names the Destination from `to` alone on the raw path, whatever recipient headers the message carries', async () => {
+    await mailer.send({
+      ...message,
+      to: ['"Zoë Müller" <zoe@example.com>'],
+      headers: { Bcc: 'bcc@attacker.test', cc: 'cc@attacker.test', To: 'to@attacker.test' },
+      attachments: [{ filename: 'a.txt', content: Buffer.from('a'), contentType: 'text/plain' }],
+    });
+
+    const [email] = ses.emails;
+    expect(email.raw).toBeDefined();
+    expect(email.request.Destination).toEqual({ ToAddresses: ['zoe@example.com'] });
+  });
+
   it('goes raw when a header or address cannot travel as Simple content, and encodes it', async () => {
     await mailer.send({
       ...message,

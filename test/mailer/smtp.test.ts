@@ -104,6 +104,17 @@ describe('SmtpMailer', () => {
     expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer).toString()).toBe('item,amount\nplan,42\n');
   });
 
+  it('takes the envelope from `from` and `to` alone, whatever recipient headers the message carries', async () => {
+    smtp.received.length = 0;
+    const headers = { Bcc: 'bcc@attacker.test', cc: 'cc@attacker.test', TO: 'to@attacker.test', 'Return-Path': 'bounce@attacker.test' };
+
+    await mailer.send({ ...message, to: ['"Ada L" <ada@example.com>'], headers });
+
+    const [mail] = smtp.received;
+    expect(mail.rcptTo).toEqual(['ada@example.com']);
+    expect(mail.mailFrom).toBe('no-reply@herald.test');
+  });
+
   it('maps a 550 refusal to a PermanentMailError', async () => {
     const error = await mailer.send({ ...message, to: ['nobody@example.com'] }).catch((err: unknown) => err);
 

@@ -75,7 +75,10 @@ export const pathModule: PathModule = {
           data: described(schemaRef('ContactDataPatch'), 'Applied to every recipient; `{ value, persistent: false }` values only render.'),
           headers: described(
             { type: 'object', additionalProperties: { type: 'string', maxLength: 998 } },
-            'Extra headers; names and values without CR/LF.',
+            'Extra headers; names and values without CR/LF. Headers that name recipients or identity are refused with ' +
+              '422 code `reserved_header` naming the header: `To`, `Cc`, `Bcc`, `From`, `Sender`, `Reply-To` (use `reply`), ' +
+              '`Return-Path`, `Message-ID`, `Date`, `MIME-Version`, `Content-*` and `List-Unsubscribe*`, in any case. ' +
+              'Recipients come from `to` alone.',
           ),
           attachments: described(
             {
