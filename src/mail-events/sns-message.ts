@@ -22,8 +22,13 @@ export interface SnsMessage {
 
 const OPTIONAL_FIELDS = ['TopicArn', 'Subject', 'Timestamp', 'SubscribeURL', 'Token', 'SignatureVersion', 'Signature', 'SigningCertURL'] as const;
 
-/** The hosts Amazon SNS serves from: `sns.<region>.amazonaws.com` (and `.com.cn` in China). */
-const SNS_HOST = /^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$/;
+/**
+ * The hosts Amazon SNS serves from, exactly: `sns.<region>.amazonaws.com`, and
+ * `sns.cn-<area>-<n>.amazonaws.com.cn` in China. A region is `<two letters>[-gov]-<area>-<n>`
+ * (`eu-west-1`, `us-gov-west-1`): no other label may stand there, so an S3 bucket host such as
+ * `sns.s3.amazonaws.com` or `sns.s3-website-us-east-1.amazonaws.com` is refused.
+ */
+const SNS_HOST = /^sns\.(?:[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}\.amazonaws\.com|cn-[a-z]+-\d{1,2}\.amazonaws\.com\.cn)$/;
 
 /** Whether a URL is an https URL on an Amazon SNS host, the only kind Herald ever fetches for SNS. */
 export function isSnsUrl(raw: string): boolean {

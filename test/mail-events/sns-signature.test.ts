@@ -96,4 +96,32 @@ describe('isSnsUrl', () => {
     expect(isSnsUrl('https://example.com/sns.eu-west-1.amazonaws.com')).toBe(false);
     expect(isSnsUrl('not a url')).toBe(false);
   });
+
+  it.each([
+    'sns.us-east-1.amazonaws.com',
+    'sns.eu-central-2.amazonaws.com',
+    'sns.ap-southeast-4.amazonaws.com',
+    'sns.us-gov-west-1.amazonaws.com',
+    'sns.il-central-1.amazonaws.com',
+    'sns.cn-northwest-1.amazonaws.com.cn',
+  ])('accepts the SNS host %s', (host) => {
+    expect(isSnsUrl(`https://${host}/SimpleNotificationService-0000.pem`)).toBe(true);
+  });
+
+  it.each([
+    ['an S3 bucket named sns on the global endpoint', 'sns.s3.amazonaws.com'],
+    ['an S3 bucket named sns on a legacy regional endpoint', 'sns.s3-us-west-2.amazonaws.com'],
+    ['an S3 bucket named sns on the external endpoint', 'sns.s3-external-1.amazonaws.com'],
+    ['an S3 website bucket named sns', 'sns.s3-website-us-east-1.amazonaws.com'],
+    ['an S3 bucket with a dotted name', 'sns.evil.s3.amazonaws.com'],
+    ['an S3 dualstack bucket host', 'sns.s3.dualstack.us-east-1.amazonaws.com'],
+    ['an EC2 public host', 'sns.compute-1.amazonaws.com'],
+    ['a region that is not one', 'sns.attacker.amazonaws.com'],
+    ['.com.cn outside China', 'sns.us-east-1.amazonaws.com.cn'],
+    ['a host under an SNS host', 'evil.sns.us-east-1.amazonaws.com'],
+    ['a host that only starts like one', 'sns.us-east-1.amazonaws.com.evil.example'],
+    ['a trailing dot', 'sns.us-east-1.amazonaws.com.'],
+  ])('refuses %s (%s)', (_what, host) => {
+    expect(isSnsUrl(`https://${host}/SimpleNotificationService-0000.pem`)).toBe(false);
+  });
 });
