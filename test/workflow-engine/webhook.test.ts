@@ -140,6 +140,20 @@ describe('WEBHOOK step activity (callWebhook)', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
+  it.each([
+    ['NAT64', '64:ff9b::7f00:1'],
+    ['6to4', '2002:7f00:1::1'],
+    ['IPv4-compatible', '::127.0.0.1'],
+    ['IPv4-mapped', '::ffff:127.0.0.1'],
+  ])('refuses for good a %s IPv6 literal wrapping 127.0.0.1', async (_form, literal) => {
+    const { callWebhook: refusing } = activities({ WEBHOOK_ALLOW_PRIVATE: 'false' });
+    const error = await run(refusing, execution, 'step-1', { url: `http://[${literal}]:${receiver.port}/hook` }).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect((error as ApplicationFailure).nonRetryable).toBe(true);
+    expect((error as ApplicationFailure).message).toMatch(/is not public; set WEBHOOK_ALLOW_PRIVATE=true/);
+    expect(receiver.requests).toHaveLength(0);
+  });
+
   it('fails for good on 4xx answers but 408 and 429, and for a retry on 5xx, 408 and 429', async () => {
     const { callWebhook: call } = allowed();
     for (const [status, retryable] of [[400, false], [404, false], [408, true], [429, true], [500, true], [503, true]] as const) {

@@ -39,7 +39,8 @@ const STEP_CONFIGS = [
     'and a `no` transition.',
   '- `WEBHOOK`: `{ url (http or https), method? (POST default; GET, POST, PUT, PATCH, DELETE), headers? (string values), body? }`. ' +
     'Without `body` it sends `{ event, contact, workflow, execution }` as JSON; a `body` is rendered as a template. ' +
-    'Requests time out after 10 s and are retried; private and loopback addresses are refused unless `WEBHOOK_ALLOW_PRIVATE=true`.',
+    'Requests time out after 10 s and are retried; private and loopback addresses (also wrapped in an IPv6 address: IPv4-mapped or ' +
+    '-compatible, NAT64, 6to4, Teredo) are refused unless `WEBHOOK_ALLOW_PRIVATE=true`.',
   '- `UPDATE_CONTACT`: `{ data?, subscribed? }`, at least one; `data` follows the contact data rules.',
   '- `EXIT`: `{}`; ends the execution as `EXITED`.',
 ].join('\n');
