@@ -1,8 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import type { SuppressionReason } from '../entities/suppression';
 
-/** The domain part of an address, lower-case. */
-export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+/**
+ * SQL for the domain of the address in `column`: what follows its last `@` (a quoted local
+ * part may hold one, as in `"a@b"@example.com`). The one definition of an address's domain
+ * that every suppression check uses.
+ */
+const domainSql = (column: string) => `substring(${column} from '@([^@]*)$')`;
 
 /**
  * SQL that is true when the address in `column` (lower-case) is suppressed in project
@@ -10,13 +14,12 @@ export const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 
  */
 export const suppressedSql = (projectColumn: string, column: string) =>
   `EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn}
-            AND s.value IN (${column}, split_part(${column}, '@', 2)))`;
+            AND s.value IN (${column}, ${domainSql(column)}))`;
 
 /** Whether the project never sends to this address: it, or its whole domain, is on the suppression list. */
 export async function isSuppressed(manager: EntityManager, projectId: string, email: string): Promise<boolean> {
-  const address = email.toLowerCase();
-  const rows = await manager.query('SELECT 1 FROM suppressions WHERE project_id = $1 AND value IN ($2, $3) LIMIT 1', [projectId, address, domainOf(address)]);
-  return rows.length > 0;
+  const [row]: { suppressed: boolean }[] = await manager.query(`SELECT ${suppressedSql('$1::uuid', '$2::text')} AS suppressed`, [projectId, email.toLowerCase()]);
+  return row.suppressed;
 }
 
 /** Adds an address to the project's suppression list; the first reason recorded stays. */

@@ -170,6 +170,29 @@ describe('POST /v1/send through SES', () => {
     expect(sentTo(unsubscribed.email)).toHaveLength(1);
   });
 
+  it('suppresses "a@b"@example.com under a DOMAIN suppression of example.com, in /v1/send and in a campaign alike', async () => {
+    expect((await client.post('/suppressions', { domain: 'example.com' }, { key })).status).toBe(201);
+    const answer = await send({ to: ['"a@b"@example.com', 'ok@example.org'], subject: 'x', body: 'y' });
+    expect(answer.body.data.emails.map((email: { contact: { email: string }; status: string }) => [email.contact.email, email.status])).toEqual([
+      ['"a@b"@example.com', 'SUPPRESSED'],
+      ['ok@example.org', 'QUEUED'],
+    ]);
+
+    const campaign = await client.post(
+      '/campaigns',
+      { name: 'Quoted', subject: 'News', body: '<p>News</p>', from: from(), type: 'TRANSACTIONAL', audienceType: 'ALL' },
+      { key },
+    );
+    expect((await client.post(`/campaigns/${campaign.body.data.id}/send`, {}, { key })).status).toBe(200);
+    const [row] = await until(
+      () => api.dataSource.query('SELECT status, total_recipients FROM campaigns WHERE id = $1', [campaign.body.data.id]),
+      (rows) => rows[0].status === 'SENT',
+      'the campaign to be SENT',
+    );
+    expect(row.total_recipients).toBe(1);
+    expect(await api.dataSource.query('SELECT to_email FROM emails WHERE campaign_id = $1', [campaign.body.data.id])).toEqual([{ to_email: 'ok@example.org' }]);
+  });
+
   it('uses a template with overrides, and gives MARKETING mail an unsubscribe link and one-click headers', async () => {
     const [template] = await api.dataSource.query(
       `INSERT INTO templates (project_id, name, subject, body, "from", from_name, type)
