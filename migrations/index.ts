@@ -10,6 +10,7 @@ import { BillingSecurity1764200000000 } from './1764200000000-billing-security';
 import { EventDispatches1764300000000 } from './1764300000000-event-dispatches';
 import { OAuthAccounts1764400000000 } from './1764400000000-oauth-accounts';
 import { MailEventBacklog1764500000000 } from './1764500000000-mail-event-backlog';
+import { OutboxProject1764610000000 } from './1764610000000-outbox-project';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   EventDispatches1764300000000,
   OAuthAccounts1764400000000,
   MailEventBacklog1764500000000,
+  OutboxProject1764610000000,
 ];

@@ -4,6 +4,8 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 @Entity('outbox_messages')
 export class OutboxMessage {
   @PrimaryGeneratedColumn('uuid') id: string;
+  /** The project the message was sent for; null for Herald's own account mail. */
+  @Column({ type: 'uuid', nullable: true }) projectId: string | null;
   @Column({ type: 'text' }) messageId: string;
   @Column({ type: 'text' }) from: string;
   @Column({ type: 'text', array: true }) to: string[];

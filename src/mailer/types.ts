@@ -20,7 +20,7 @@ export interface OutgoingMessage {
   attachments?: OutgoingAttachment[];
   /** SES configuration set; overrides the configured one. Other transports ignore it. */
   configurationSet?: string;
-  /** SES message tags. Other transports ignore them. */
+  /** SES message tags; `projectId` names the sending project. The outbox keeps that one; SMTP ignores them. */
   tags?: Record<string, string>;
 }
 

@@ -1,25 +1,23 @@
 import express from 'express';
 import type { DataSource } from 'typeorm';
-import { listOutboxMessages, type OutboxQuery } from '../mailer/outbox';
+import { sessionAuth } from '../http/middleware/session-auth';
+import { intParam, textParam } from '../http/query';
+import { listOutboxMessages } from '../mailer/outbox';
 
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
-
-/** Reads `limit` (default 50, clamped to 200; like the API's other lists, a bad value means the default) and `to`. */
-function parseQuery(query: Record<string, unknown>): OutboxQuery {
-  const limit = Number(query.limit);
-  const to = typeof query.to === 'string' && query.to.trim() !== '' ? query.to.trim() : undefined;
-  return { limit: Number.isInteger(limit) && limit >= 1 ? Math.min(limit, MAX_LIMIT) : DEFAULT_LIMIT, to };
-}
-
-/** `GET /outbox`: the messages the outbox transport kept, newest first (development only, no auth). */
+/**
+ * `GET /outbox` (session): the messages the outbox transport kept, newest first, limited to
+ * the signed-in user's projects and address. `limit` defaults to 50 and is clamped to 1..200.
+ */
 export function outboxRouter(deps: { dataSource: DataSource }): express.Router {
   const router = express.Router();
-  router.get('/outbox', async (req, res) => {
-    const messages = await listOutboxMessages(deps.dataSource, parseQuery(req.query));
+  router.get('/outbox', sessionAuth(deps.dataSource), async (req, res) => {
+    const user = req.user!;
+    const query = { limit: intParam(req.query, 'limit', { fallback: 50, min: 1, max: 200, clamp: true }), to: textParam(req.query, 'to') || undefined };
+    const messages = await listOutboxMessages(deps.dataSource, { userId: user.id, email: user.email, emailVerified: user.emailVerified }, query);
     res.json({
       data: messages.map((m) => ({
         id: m.id,
+        projectId: m.projectId,
         messageId: m.messageId,
         from: m.from,
         to: m.to,

@@ -5,7 +5,7 @@ import {
   described,
   email,
   jsonResponse,
-  noAuth,
+  sessionAuth,
   object,
   queryParam,
   schemaRef,
@@ -24,6 +24,7 @@ export const pathModule: PathModule = {
   schemas: {
     OutboxMessage: object({
       id: uuid,
+      projectId: described({ type: ['string', 'null'], format: 'uuid' }, "The project the message was sent for; null for Herald's own account mail."),
       messageId: described({ type: 'string' }, 'The `Message-ID` the message would have been sent with.'),
       from: described({ type: 'string' }, 'Sender, possibly with a display name.'),
       to: arrayOf(email),
@@ -44,11 +45,14 @@ export const pathModule: PathModule = {
       get: {
         operationId: 'listOutbox',
         summary: 'List kept messages',
-        description: 'Newest first. Exists only while the transport is `outbox`; otherwise the path is unknown (404).',
-        security: noAuth,
+        description:
+          'Newest first. Exists only while the transport is `outbox`; otherwise the path is unknown (404). ' +
+          "Needs a session and shows only mail of the signed-in user's projects and mail to their own address " +
+          "(Herald's account mail, such as the verification link, until the address is verified; all of it after).",
+        security: sessionAuth,
         parameters: [
           queryParam('to', 'Only messages addressed to this recipient.', email),
-          queryParam('limit', 'How many messages to return; larger values are clamped to 200.', {
+          queryParam('limit', 'How many messages to return; values outside 1..200 are clamped. Anything but a whole number answers 400.', {
             type: 'integer',
             minimum: 1,
             maximum: 200,
@@ -57,7 +61,7 @@ export const pathModule: PathModule = {
         ],
         responses: {
           '200': jsonResponse('The kept messages.', object({ data: arrayOf(schemaRef('OutboxMessage')) })),
-          ...commonErrors(404),
+          ...commonErrors(400, 401, 404),
         },
       },
     },
