@@ -11,6 +11,7 @@ import { EventDispatches1764300000000 } from './1764300000000-event-dispatches';
 import { OAuthAccounts1764400000000 } from './1764400000000-oauth-accounts';
 import { MailEventBacklog1764500000000 } from './1764500000000-mail-event-backlog';
 import { OutboxProject1764610000000 } from './1764610000000-outbox-project';
+import { VerifiedMemberships1764623000000 } from './1764623000000-verified-memberships';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   OAuthAccounts1764400000000,
   MailEventBacklog1764500000000,
   OutboxProject1764610000000,
+  VerifiedMemberships1764623000000,
 ];

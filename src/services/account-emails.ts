@@ -31,10 +31,14 @@ export class AccountEmails {
     ], link));
   }
 
-  invitation(to: string, projectName: string): Promise<void> {
+  /** Tells `to` they were added to a project, or invited to it until they sign up and verify the address. */
+  invitation(to: string, projectName: string, added: boolean): Promise<void> {
     const link = `${this.config.publicUrl}/signup?email=${encodeURIComponent(to)}`;
-    return this.deliver(message(this.config, to, `You were invited to ${projectName} on Herald`, [
+    return this.deliver(message(this.config, to, `You were invited to ${projectName} on Herald`, added ? [
       `You were added to the project "${projectName}" on Herald.`,
+    ] : [
+      `You were invited to the project "${projectName}" on Herald.`,
+      'Sign up (or sign in) with this address and verify it: you join the project once the address is verified.',
     ], link));
   }
 

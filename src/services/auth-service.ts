@@ -1,10 +1,10 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config';
 import { AuthToken, type AuthTokenKind } from '../entities/auth-token';
 import { User } from '../entities/user';
 import { ApiError, conflict, forbidden } from '../http/errors';
 import type { AccountEmails } from './account-emails';
-import { acceptInvites } from './members-service';
+import { verifyEmailAndJoin } from './members-service';
 import { hashPassword, verifyPassword } from './passwords';
 import { randomToken, sha256 } from './secrets';
 import { closeAllSessions, openSession } from './sessions';
@@ -37,20 +37,20 @@ export class AuthService {
     return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
   }
 
-  /** Creates an account, joins any pending invites, opens a session and sends the verification email. */
+  /**
+   * Creates an account, opens a session and sends the verification email. Pending invites for
+   * the email take effect only once it is verified, so an address is never joined on a claim.
+   */
   async signup(email: string, password: string): Promise<{ user: User; sessionToken: string }> {
     if (this.config.disableSignups) throw signupsDisabled();
     const passwordHash = await hashPassword(password);
-    const user = await this.dataSource.transaction(async (manager) => {
-      const rows: { id: string }[] = await manager.query(
-        `INSERT INTO users (email, password_hash) VALUES ($1, $2)
-         ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
-        [email.trim(), passwordHash],
-      );
-      if (rows.length === 0) throw conflict('An account with this email already exists', 'EMAIL_TAKEN');
-      await acceptInvites(manager, rows[0].id, email);
-      return manager.findOneByOrFail(User, { id: rows[0].id });
-    });
+    const rows: { id: string }[] = await this.dataSource.query(
+      `INSERT INTO users (email, password_hash) VALUES ($1, $2)
+       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+      [email.trim(), passwordHash],
+    );
+    if (rows.length === 0) throw conflict('An account with this email already exists', 'EMAIL_TAKEN');
+    const user = await this.users.findOneByOrFail({ id: rows[0].id });
     const sessionToken = await openSession(this.dataSource, user.id);
     await this.emails.verification(user.email, await this.issueToken(user.id, 'VERIFY_EMAIL'));
     return { user, sessionToken };
@@ -72,10 +72,11 @@ export class AuthService {
     await this.emails.verification(user.email, await this.issueToken(user.id, 'VERIFY_EMAIL'));
   }
 
-  /** Marks the email of the token's user verified. */
+  /** Marks the email of the token's user verified; the project invites waiting for it take effect. */
   async verifyEmail(token: string): Promise<void> {
-    const userId = await this.redeemToken(token, 'VERIFY_EMAIL');
-    await this.users.update({ id: userId }, { emailVerified: true });
+    await this.dataSource.transaction(async (manager) => {
+      await verifyEmailAndJoin(manager, await redeemToken(manager, token, 'VERIFY_EMAIL'));
+    });
   }
 
   /** Sends a password reset link when the address has an account. */
@@ -85,12 +86,18 @@ export class AuthService {
     await this.emails.passwordReset(user.email, await this.issueToken(user.id, 'PASSWORD_RESET'));
   }
 
-  /** Sets a new password from a reset token and signs out every session of that user. */
+  /**
+   * Sets a new password from a reset token and signs out every session of that user. The token
+   * came to the address, so the address counts as verified. The password is hashed only for a
+   * usable token, so unknown tokens cost no argon2 time.
+   */
   async resetPassword(token: string, password: string): Promise<void> {
-    const passwordHash = await hashPassword(password);
-    const userId = await this.redeemToken(token, 'PASSWORD_RESET');
-    await this.users.update({ id: userId }, { passwordHash });
-    await closeAllSessions(this.dataSource, userId);
+    await this.dataSource.transaction(async (manager) => {
+      const userId = await redeemToken(manager, token, 'PASSWORD_RESET');
+      await manager.update(User, { id: userId }, { passwordHash: await hashPassword(password) });
+      await verifyEmailAndJoin(manager, userId);
+      await closeAllSessions(manager, userId);
+    });
   }
 
   private async issueToken(userId: string, kind: AuthTokenKind): Promise<string> {
@@ -103,16 +110,16 @@ export class AuthService {
     });
     return token;
   }
+}
 
-  /** Uses a token once, atomically; returns its user. */
-  private async redeemToken(token: string, kind: AuthTokenKind): Promise<string> {
-    const [rows]: [{ user_id: string }[], number] = await this.dataSource.query(
-      `UPDATE auth_tokens SET used_at = now()
-        WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
-        RETURNING user_id`,
-      [sha256(token), kind],
-    );
-    if (!rows?.length) throw invalidToken();
-    return rows[0].user_id;
-  }
+/** Uses a token once, atomically; returns its user. */
+async function redeemToken(manager: EntityManager, token: string, kind: AuthTokenKind): Promise<string> {
+  const [rows]: [{ user_id: string }[], number] = await manager.query(
+    `UPDATE auth_tokens SET used_at = now()
+      WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
+      RETURNING user_id`,
+    [sha256(token), kind],
+  );
+  if (!rows?.length) throw invalidToken();
+  return rows[0].user_id;
 }

@@ -6,7 +6,7 @@ import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import type { AccountEmails } from './account-emails';
 
-/** Turns every pending invite for an email into a membership of the new user. */
+/** Turns every pending invite for an email into a membership of the user, who must have verified that email. */
 export async function acceptInvites(manager: EntityManager, userId: string, email: string): Promise<void> {
   await manager.query(
     `WITH accepted AS (DELETE FROM project_invites WHERE lower(email) = lower($2) RETURNING project_id, role)
@@ -14,6 +14,18 @@ export async function acceptInvites(manager: EntityManager, userId: string, emai
      SELECT project_id, $1, role FROM accepted ON CONFLICT DO NOTHING`,
     [userId, email],
   );
+}
+
+/**
+ * Marks a user's email verified and honours the invites waiting for it. Two statements: the
+ * second sees an invite that `add` committed while the first waited for the user's row lock.
+ */
+export async function verifyEmailAndJoin(manager: EntityManager, userId: string): Promise<void> {
+  const [rows]: [{ email: string }[], number] = await manager.query(
+    'UPDATE users SET email_verified = true, updated_at = now() WHERE id = $1 RETURNING email',
+    [userId],
+  );
+  if (rows.length) await acceptInvites(manager, userId, rows[0].email);
 }
 
 /** The caller's role in a project; 404 when not a member, so a project's existence is never revealed. */
@@ -37,8 +49,30 @@ interface MemberRow {
   created_at: Date;
 }
 
+interface InviteRow {
+  id: string;
+  email: string;
+  role: MemberRole;
+  created_at: Date;
+  /** The email has an account, not verified yet. */
+  has_account: boolean;
+}
+
 const memberView = (row: MemberRow) => ({ userId: row.user_id, email: row.email, role: row.role, createdAt: row.created_at });
-const inviteView = (invite: ProjectInvite) => ({ id: invite.id, email: invite.email, role: invite.role, createdAt: invite.createdAt });
+const inviteView = (row: InviteRow) => ({
+  id: row.id,
+  email: row.email,
+  role: row.role,
+  createdAt: row.created_at,
+  waitingFor: row.has_account ? ('VERIFICATION' as const) : ('SIGNUP' as const),
+});
+
+/** What the inviter is told about an invite that has not taken effect yet. */
+function waitingMessage(invite: ReturnType<typeof inviteView>): string {
+  return invite.waitingFor === 'VERIFICATION'
+    ? `Invitation sent. ${invite.email} has an account whose email address is not verified yet; they become ${invite.role} once they verify it.`
+    : `Invitation sent. ${invite.email} has no account yet; they become ${invite.role} once they sign up and verify their email address.`;
+}
 
 /** Project membership: listing, inviting, role changes and removal, keeping at least one OWNER. */
 export class MembersService {
@@ -53,21 +87,29 @@ export class MembersService {
         WHERE m.project_id = $1 ORDER BY m.created_at, u.email`,
       [projectId],
     );
-    const invites = await this.dataSource.getRepository(ProjectInvite).find({ where: { projectId }, order: { createdAt: 'ASC' } });
+    const invites: InviteRow[] = await this.dataSource.query(
+      `SELECT i.id, i.email, i.role, i.created_at, EXISTS (SELECT 1 FROM users u WHERE lower(u.email) = lower(i.email)) AS has_account
+         FROM project_invites i WHERE i.project_id = $1 ORDER BY i.created_at`,
+      [projectId],
+    );
     return { members: members.map(memberView), invites: invites.map(inviteView) };
   }
 
-  /** Adds an existing user as a member, or records an invite for an email without an account. */
+  /**
+   * Adds the user with this email when their email is verified; otherwise records an invite,
+   * which takes effect when the address is verified (CONTRACT 15), and says so in `message`.
+   */
   async add(projectId: string, actorRole: MemberRole, actorId: string, email: string, role: MemberRole) {
     requireManager(actorRole);
     if (role === 'OWNER' && actorRole !== 'OWNER') throw forbidden('Only owners may add another owner');
     const project = await this.dataSource.getRepository(Project).findOneByOrFail({ id: projectId });
     const result = await this.dataSource.transaction(async (manager) => {
-      const [user]: { id: string; email: string }[] = await manager.query(
-        'SELECT id, email FROM users WHERE lower(email) = lower($1)',
+      // Locked so that a verification of this user commits either before (a member) or after (it sees the invite).
+      const [user]: { id: string; email: string; email_verified: boolean }[] = await manager.query(
+        'SELECT id, email, email_verified FROM users WHERE lower(email) = lower($1) FOR UPDATE',
         [email],
       );
-      if (user) {
+      if (user?.email_verified) {
         const inserted: MemberRow[] = await manager.query(
           `INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3)
            ON CONFLICT DO NOTHING RETURNING user_id, $4::text AS email, role, created_at`,
@@ -76,15 +118,16 @@ export class MembersService {
         if (inserted.length === 0) throw conflict('This user is already a member of the project', 'ALREADY_MEMBER');
         return { member: memberView(inserted[0]) };
       }
-      const rows: { id: string }[] = await manager.query(
+      const rows: InviteRow[] = await manager.query(
         `INSERT INTO project_invites (project_id, email, role, invited_by) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project_id, lower(email)) DO NOTHING RETURNING id`,
-        [projectId, email.trim(), role, actorId],
+         ON CONFLICT (project_id, lower(email)) DO NOTHING RETURNING id, email, role, created_at, $5::boolean AS has_account`,
+        [projectId, email.trim(), role, actorId, Boolean(user)],
       );
       if (rows.length === 0) throw conflict('This email is already invited to the project', 'ALREADY_INVITED');
-      return { invite: inviteView(await manager.findOneByOrFail(ProjectInvite, { id: rows[0].id })) };
+      const invite = inviteView(rows[0]);
+      return { invite, message: waitingMessage(invite) };
     });
-    await this.emails.invitation(email, project.name);
+    await this.emails.invitation(email, project.name, 'member' in result);
     return result;
   }
 

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { Session } from '../entities/session';
 import type { SessionUser } from '../http/request-context';
 import { randomToken, sha256 } from './secrets';
@@ -41,7 +41,7 @@ export async function closeSession(dataSource: DataSource, token: string): Promi
   await dataSource.getRepository(Session).delete({ tokenHash: sha256(token) });
 }
 
-/** Revokes every session of a user (after a password reset). */
-export async function closeAllSessions(dataSource: DataSource, userId: string): Promise<void> {
-  await dataSource.getRepository(Session).delete({ userId });
+/** Revokes every session of a user (after a password reset, or when the owner of the address takes the account over). */
+export async function closeAllSessions(db: DataSource | EntityManager, userId: string): Promise<void> {
+  await db.getRepository(Session).delete({ userId });
 }

@@ -1,17 +1,7 @@
+import { tokenFromOutbox } from '../support/account-mail';
 import { Client, startApi, uniqueEmail, type TestApi } from '../support/api';
 
 const PASSWORD = 'correct horse battery';
-
-/** The token of the newest outbox message to `email` whose link contains `path`. */
-async function tokenFromOutbox(api: TestApi, email: string, path: string): Promise<string> {
-  const rows: { text: string }[] = await api.dataSource.query(
-    `SELECT text FROM outbox_messages WHERE $1 = ANY("to") AND text LIKE $2 ORDER BY created_at DESC LIMIT 1`,
-    [email, `%${path}%`],
-  );
-  const match = /token=([A-Za-z0-9_-]+)/.exec(rows[0]?.text ?? '');
-  if (!match) throw new Error(`no ${path} email for ${email}`);
-  return match[1];
-}
 
 describe('accounts', () => {
   let api: TestApi;

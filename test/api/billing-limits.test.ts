@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, projectWithVerifiedDomain, signupWithProject, type TestApi } from '../support/api';
+import { Client, markEmailVerified, projectWithVerifiedDomain, signupWithProject, type TestApi } from '../support/api';
 import { emailTag, type SesServer } from '../support/ses-server';
 import { startSesStack, type SesStack } from '../support/stack';
 import { until } from '../support/wait';
@@ -89,6 +89,7 @@ describe('billing limits and consumption', () => {
 
     it('lets a MEMBER read but not change them, and answers 404 to non-members and 401 without a session', async () => {
       const member = await signupWithProject(api, 'Member own project');
+      await markEmailVerified(api, member.email);
       expect((await owner.post(`/projects/${projectId}/members`, { email: member.email, role: 'MEMBER' })).status).toBe(201);
       await setLimits({ emails: 10 });
 

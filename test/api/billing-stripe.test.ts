@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { Client, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
+import { Client, markEmailVerified, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
 import { signedDelivery, StripeServer, stripeEvent, subscriptionObject } from '../support/stripe-server';
 
 const SECRET_KEY = 'sk_test_herald';
@@ -165,6 +165,7 @@ describe('billing through Stripe (local Stripe API)', () => {
     const member = new Client(api.url);
     const memberEmail = uniqueEmail('member');
     await member.post('/auth/signup', { email: memberEmail, password: 'correct horse battery' });
+    await markEmailVerified(api, memberEmail);
     expect((await client.post(`/projects/${project.id}/members`, { email: memberEmail })).status).toBe(201);
     const { client: stranger } = await signupWithProject(api);
     const sent = stripe.requests.length;

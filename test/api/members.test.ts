@@ -1,13 +1,24 @@
-import { Client, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
+import { tokenFromOutbox } from '../support/account-mail';
+import { Client, markEmailVerified, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
 
 const PASSWORD = 'correct horse battery';
 
-async function signup(api: TestApi) {
+/** A new account; verified unless told otherwise. */
+async function signup(api: TestApi, verified = true) {
   const client = new Client(api.url);
   const email = uniqueEmail();
   const answer = await client.post('/auth/signup', { email, password: PASSWORD });
+  if (verified) await markEmailVerified(api, email);
   return { client, email, id: answer.body.id as string };
 }
+
+/** Verifies the address the way its owner does: with the token the verification email carries. */
+async function verifyByEmailedLink(api: TestApi, client: Client, email: string) {
+  const token = await tokenFromOutbox(api, email, '/verify-email');
+  expect((await client.post('/auth/verify-email', { token })).status).toBe(200);
+}
+
+const projectIds = async (client: Client) => (await client.get('/users/@me/projects')).body.map((p: { id: string }) => p.id);
 
 describe('project members', () => {
   let api: TestApi;
@@ -30,21 +41,76 @@ describe('project members', () => {
     expect(again.status).toBe(409);
   });
 
-  it('records an invite for an unknown email, mails it and honours it at sign-up', async () => {
+  it('records an invite for an unknown email, mails it and honours it once the new account verifies the address', async () => {
     const { client, project } = await signupWithProject(api);
     const email = uniqueEmail('invitee');
     const invited = await client.post(`/projects/${project.id}/members`, { email, role: 'ADMIN' });
     expect(invited.status).toBe(201);
-    expect(invited.body.invite).toEqual(expect.objectContaining({ email, role: 'ADMIN' }));
-    const mails = await api.dataSource.query('SELECT subject FROM outbox_messages WHERE $1 = ANY("to")', [email]);
+    expect(invited.body.invite).toEqual(expect.objectContaining({ email, role: 'ADMIN', waitingFor: 'SIGNUP' }));
+    expect(invited.body.message).toMatch(/once they sign up and verify their email address/);
+    const mails = await api.dataSource.query('SELECT text FROM outbox_messages WHERE $1 = ANY("to")', [email]);
     expect(mails).toHaveLength(1);
+    expect(mails[0].text).toMatch(/you join the project once the address is verified/);
+
     const newcomer = new Client(api.url);
     await newcomer.post('/auth/signup', { email, password: PASSWORD });
+    expect(await projectIds(newcomer)).toEqual([]);
+    await verifyByEmailedLink(api, newcomer, email);
     const projects = await newcomer.get('/users/@me/projects');
     expect(projects.body).toEqual([expect.objectContaining({ id: project.id, role: 'ADMIN' })]);
     const list = await client.get(`/projects/${project.id}/members`);
     expect(list.body.invites).toEqual([]);
     expect(list.body.members.map((m: { email: string }) => m.email)).toContain(email);
+  });
+
+  it('gives nothing of the project to whoever signs up with an invited address until it is verified', async () => {
+    const { client, project } = await signupWithProject(api);
+    const email = uniqueEmail('victim');
+    await client.post(`/projects/${project.id}/members`, { email, role: 'ADMIN' });
+
+    const squatter = new Client(api.url);
+    expect((await squatter.post('/auth/signup', { email, password: PASSWORD })).status).toBe(201);
+    expect(await projectIds(squatter)).toEqual([]);
+    expect((await squatter.get(`/users/@me/projects/${project.id}`)).status).toBe(404);
+    expect((await squatter.get(`/projects/${project.id}/members`)).status).toBe(404);
+    expect((await squatter.post(`/users/@me/projects/${project.id}/regenerate-keys`)).status).toBe(404);
+    expect(await api.dataSource.query('SELECT 1 FROM project_members WHERE project_id = $1', [project.id])).toHaveLength(1);
+    const list = await client.get(`/projects/${project.id}/members`);
+    expect(list.body.invites).toEqual([expect.objectContaining({ email, role: 'ADMIN', waitingFor: 'VERIFICATION' })]);
+  });
+
+  it('records an invite, not a membership, when adding an existing account whose email is not verified', async () => {
+    const { client, project } = await signupWithProject(api);
+    const unverified = await signup(api, false);
+    const added = await client.post(`/projects/${project.id}/members`, { email: unverified.email, role: 'ADMIN' });
+    expect(added.status).toBe(201);
+    expect(added.body.member).toBeUndefined();
+    expect(added.body.invite).toEqual(expect.objectContaining({ email: unverified.email, role: 'ADMIN', waitingFor: 'VERIFICATION' }));
+    expect(added.body.message).toMatch(/not verified yet; they become ADMIN once they verify it/);
+    expect(await projectIds(unverified.client)).toEqual([]);
+    expect((await unverified.client.get(`/projects/${project.id}/members`)).status).toBe(404);
+
+    await verifyByEmailedLink(api, unverified.client, unverified.email);
+    expect((await unverified.client.get('/users/@me/projects')).body).toEqual([expect.objectContaining({ id: project.id, role: 'ADMIN' })]);
+    expect((await client.get(`/projects/${project.id}/members`)).body.invites).toEqual([]);
+  });
+
+  it('lets the owner of an invited address take it back by password reset: the squatter is signed out and the invite applies', async () => {
+    const { client, project } = await signupWithProject(api);
+    const email = uniqueEmail('owner-of-address');
+    await client.post(`/projects/${project.id}/members`, { email });
+    const squatter = new Client(api.url);
+    await squatter.post('/auth/signup', { email, password: PASSWORD });
+
+    await new Client(api.url).post('/auth/request-password-reset', { email });
+    const token = await tokenFromOutbox(api, email, '/reset-password');
+    expect((await new Client(api.url).post('/auth/reset-password', { token, password: 'the real owner' })).status).toBe(200);
+    expect((await squatter.get('/users/@me')).status).toBe(401);
+    expect((await new Client(api.url).post('/auth/login', { email, password: PASSWORD })).status).toBe(401);
+    const owner = new Client(api.url);
+    const login = await owner.post('/auth/login', { email, password: 'the real owner' });
+    expect(login.body.emailVerified).toBe(true);
+    expect(await projectIds(owner)).toEqual([project.id]);
   });
 
   it('lets only owners and admins manage members', async () => {

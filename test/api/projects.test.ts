@@ -1,4 +1,4 @@
-import { Client, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
+import { Client, markEmailVerified, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
 
 describe('projects and keys', () => {
   let api: TestApi;
@@ -128,6 +128,7 @@ describe('projects and keys', () => {
     const member = new Client(api.url);
     const memberEmail = uniqueEmail();
     await member.post('/auth/signup', { email: memberEmail, password: 'correct horse battery' });
+    await markEmailVerified(api, memberEmail);
     await client.post(`/projects/${project.id}/members`, { email: memberEmail, role: 'ADMIN' });
     const refused = await member.delete(`/users/@me/projects/${project.id}`);
     expect(refused.status).toBe(403);

@@ -112,6 +112,11 @@ export function uniqueEmail(prefix = 'user'): string {
   return `${prefix}-${Date.now().toString(36)}-${counter}@example.test`;
 }
 
+/** Marks the account of `email` verified, as its owner's click on the emailed link would (a membership needs it). */
+export async function markEmailVerified(api: { dataSource: DataSource }, email: string): Promise<void> {
+  await api.dataSource.query('UPDATE users SET email_verified = true WHERE lower(email) = lower($1)', [email]);
+}
+
 /** Signs up a new user on a fresh client and creates a project; returns the client, user and project with keys. */
 export async function signupWithProject(api: { url: string }, name = 'Test project') {
   const client = new Client(api.url);

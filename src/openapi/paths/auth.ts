@@ -105,7 +105,8 @@ export const pathModule: PathModule = {
         operationId: 'signup',
         summary: 'Sign up',
         description:
-          'Creates an account, signs it in and emails a verification link. Pending project invites for the email are honoured.',
+          'Creates an account, signs it in and emails a verification link. Pending project invites for the email take effect ' +
+          'only once the email is verified; until then the account sees nothing of those projects.',
         security: noAuth,
         requestBody: jsonBody(schemaRef('SignupBody')),
         responses: {
@@ -248,7 +249,9 @@ export const pathModule: PathModule = {
       post: {
         operationId: 'verifyEmail',
         summary: 'Verify an email address',
-        description: 'Consumes the single-use token from the verification email (valid 24 hours).',
+        description:
+          'Consumes the single-use token from the verification email (valid 24 hours). The pending project invites for ' +
+          'the address become memberships.',
         security: noAuth,
         requestBody: jsonBody(object({ token: { type: 'string' } })),
         responses: {
@@ -274,7 +277,8 @@ export const pathModule: PathModule = {
         summary: 'Reset the password',
         description:
           'Consumes the single-use token from the reset email and sets the new password; this is also how a user who signed up ' +
-          'with GitHub or Google sets a first password.',
+          'with GitHub or Google sets a first password. Every session of the user is signed out. The token reached the ' +
+          'address, so the email counts as verified and pending project invites for it become memberships.',
         security: noAuth,
         requestBody: jsonBody(object({ token: { type: 'string' }, password })),
         responses: {

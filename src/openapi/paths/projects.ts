@@ -51,8 +51,19 @@ export const pathModule: PathModule = {
     }),
     Member: object({ userId: uuid, email, role: schemaRef('MemberRole'), createdAt: dateTime }),
     Invite: {
-      ...object({ id: uuid, email, role: schemaRef('MemberRole'), createdAt: dateTime }),
-      description: 'A pending invitation for an email without an account; it becomes a membership when that email signs up.',
+      ...object({
+        id: uuid,
+        email,
+        role: schemaRef('MemberRole'),
+        createdAt: dateTime,
+        waitingFor: described(
+          { type: 'string', enum: ['SIGNUP', 'VERIFICATION'] },
+          '`SIGNUP`: no account has this email yet; `VERIFICATION`: an account has it, but has not verified it.',
+        ),
+      }),
+      description:
+        'A pending invitation. It becomes a membership when an account verifies this email address (by the emailed link, a ' +
+        'password reset or a GitHub/Google sign-in); until then the account sees nothing of the project.',
     },
   },
   paths: {
@@ -83,16 +94,25 @@ export const pathModule: PathModule = {
         operationId: 'addMember',
         summary: 'Add or invite a member',
         description:
-          'An email with an account becomes a member at once (answered with the member); any other email gets a pending ' +
-          'invite (answered as `{ invite }`).',
+          'An account whose email is verified becomes a member at once (answered as `{ member }`). Any other email, including ' +
+          'one of an account that has not verified it, gets a pending invite (answered as `{ invite, message }`), which takes ' +
+          'effect once the address is verified. Either way an email goes to the address.',
         security: sessionAuth,
         requestBody: jsonBody(
           object({ email, role: { ...schemaRef('MemberRole'), default: 'MEMBER' } }, ['email']),
         ),
         responses: {
           '201': jsonResponse(
-            'The new member, or the pending invite.',
-            { oneOf: [schemaRef('Member'), object({ invite: schemaRef('Invite') })] },
+            'The new member, or the pending invite and what it waits for.',
+            {
+              oneOf: [
+                object({ member: schemaRef('Member') }),
+                object({
+                  invite: schemaRef('Invite'),
+                  message: described({ type: 'string' }, 'Says that the membership waits for sign-up or verification.'),
+                }),
+              ],
+            },
           ),
           '403': ownerOrAdmin,
           '409': jsonResponse(
