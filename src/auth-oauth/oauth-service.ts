@@ -1,9 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { OAuthAccount, type OAuthProviderId } from '../entities/oauth-account';
+import { User } from '../entities/user';
 import { conflict } from '../http/errors';
 import { signupsDisabled } from '../services/auth-service';
-import { acceptInvites } from '../services/members-service';
-import { openSession } from '../services/sessions';
+import { acceptInvites, verifyEmailAndJoin } from '../services/members-service';
+import { closeAllSessions, openSession } from '../services/sessions';
 import type { OAuthProfile } from './providers';
 
 /** Signs in the user behind a provider identity: the linked one, the one with the verified email, or a new one. */
@@ -34,15 +35,18 @@ export class OAuthService {
   }
 
   /**
-   * The user with this (provider-verified) email, now marked verified; else a new user with
-   * no password who joins their pending invites, unless sign-ups are disabled.
+   * The user with this (provider-verified) email, now verified; else a new user with no
+   * password who joins their pending invites, unless sign-ups are disabled.
    */
   private async userForEmail(manager: EntityManager, email: string): Promise<string> {
-    const [updated]: [{ id: string }[], number] = await manager.query(
-      `UPDATE users SET email_verified = true, updated_at = now() WHERE lower(email) = lower($1) RETURNING id`,
+    const [existing]: { id: string; email_verified: boolean }[] = await manager.query(
+      'SELECT id, email_verified FROM users WHERE lower(email) = lower($1) FOR UPDATE',
       [email],
     );
-    if (updated.length) return updated[0].id;
+    if (existing) {
+      if (!existing.email_verified) await claimUnverified(manager, existing.id);
+      return existing.id;
+    }
     if (this.disableSignups) throw signupsDisabled();
     const created: { id: string }[] = await manager.query(
       `INSERT INTO users (email, email_verified) VALUES ($1, true)
@@ -53,4 +57,15 @@ export class OAuthService {
     await acceptInvites(manager, created[0].id, email);
     return created[0].id;
   }
+}
+
+/**
+ * Hands an account registered with an unverified email to the address's proven owner: whoever
+ * registered it may not own the address, so its password and sessions go; then the email is
+ * verified and the invites waiting for it apply.
+ */
+async function claimUnverified(manager: EntityManager, userId: string): Promise<void> {
+  await manager.update(User, { id: userId }, { passwordHash: null });
+  await closeAllSessions(manager, userId);
+  await verifyEmailAndJoin(manager, userId);
 }

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../../src/config';
-import { Client, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
+import { Client, markEmailVerified, signupWithProject, startApi, uniqueEmail, type TestApi } from '../support/api';
 import { OAuthServer, type ProviderAccount, type ProviderName } from '../support/oauth-server';
 
 const PUBLIC_URL = 'http://herald.test';
@@ -169,10 +169,10 @@ describe('OAuth sign-in', () => {
       expect(oauth.requestsTo('/token').slice(-1)[0].form).toMatchObject({ grant_type: 'authorization_code', client_id: oauth.clientId('google') });
     });
 
-    it('links an existing password account by its verified email and marks the email verified', async () => {
+    it('links an existing verified password account by its email and keeps its password', async () => {
       const email = uniqueEmail('linked');
       const signup = await new Client(api.url).post('/auth/signup', { email, password: 'correct horse battery' });
-      expect(signup.body.emailVerified).toBe(false);
+      await markEmailVerified(api, email);
       const account = providerAccount(email.toUpperCase());
       const { response, session } = await signIn(api, oauth, 'github', account);
       expect(response.status).toBe(302);
@@ -182,6 +182,23 @@ describe('OAuth sign-in', () => {
       expect(await linkRows(signup.body.id)).toEqual([{ provider: 'github', provider_user_id: account.id, email: account.email }]);
       expect((await new Client(api.url).get('/users/@me', { headers: { cookie: session! } })).body.id).toBe(signup.body.id);
       expect((await new Client(api.url).post('/auth/login', { email, password: 'correct horse battery' })).status).toBe(200);
+    });
+
+    it('takes an account registered with the unverified address from whoever registered it: password and sessions cleared, email verified, invites applied', async () => {
+      const { client: owner, project } = await signupWithProject(api);
+      const email = uniqueEmail('squatted');
+      const squatter = new Client(api.url);
+      const signup = await squatter.post('/auth/signup', { email, password: 'squatter password' });
+      expect(signup.body.emailVerified).toBe(false);
+      await owner.post(`/projects/${project.id}/members`, { email, role: 'ADMIN' });
+
+      const { response, session } = await signIn(api, oauth, 'google', providerAccount(email));
+      expect(response.status).toBe(302);
+      expect(await userRows(email)).toEqual([{ id: signup.body.id, email, email_verified: true, password_hash: null }]);
+      expect((await squatter.get('/users/@me')).status).toBe(401);
+      expect((await new Client(api.url).post('/auth/login', { email, password: 'squatter password' })).status).toBe(401);
+      const projects = await new Client(api.url).get('/users/@me/projects', { headers: { cookie: session! } });
+      expect(projects.body).toEqual([expect.objectContaining({ id: project.id, role: 'ADMIN' })]);
     });
 
     it('refuses an account whose email the provider has not verified, storing nothing', async () => {

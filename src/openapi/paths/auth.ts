@@ -213,8 +213,10 @@ export const pathModule: PathModule = {
           'The provider sends the browser here. Herald checks `state` against the `herald_oauth_state` cookie, exchanges ' +
           '`code` for a token server-side and reads the verified primary email (GitHub `/user/emails`, Google userinfo with ' +
           '`email_verified`). It then signs in the user linked to this provider account; else links the account to the ' +
-          'user with that email (marking the email verified); else creates a user without a password (refused with 403 ' +
-          'when sign-ups are disabled) who joins their pending project invites. A user without a password may set one ' +
+          'user with that email; else creates a user without a password (refused with 403 when sign-ups are disabled). ' +
+          'Linking to a user whose email was not verified yet hands the account to the address\'s proven owner: its ' +
+          'password is cleared and its sessions signed out, then the email is marked verified. Either way pending project ' +
+          'invites for the email become memberships. A user without a password may set one ' +
           'with the password reset flow. Finally it sets the session cookie and redirects to `PUBLIC_URL` plus the path ' +
           'given at the start.',
         security: noAuth,
