@@ -6,6 +6,8 @@
  *   (`{{ a ?? 'x' | capitalize }}`) work; `??` after a filter is a syntax error.
  * - `{{first name}}` (words of letters, digits, `_` or `-` separated by spaces) ->
  *   `{{ data['first name'] }}`, for keys with spaces such as CSV headers.
+ * - `{{ a | escape }}` (or `escape_once`) -> `{{ a | escape | raw }}`: a value escaped by
+ *   hand is not escaped a second time where output is HTML-escaped (HTML bodies).
  *
  * The scanner follows LiquidJS's own tokenizer: output tags end at the first `}}` outside
  * quotes, other tags at the first `%}`, and `{% raw %}` blocks are copied untouched.
@@ -17,6 +19,7 @@ export const FALLBACK_FILTER = 'fallback';
 const RAW_OPEN = /^\{%-?\s*raw\s*-?%\}/;
 const RAW_CLOSE = /\{%-?\s*endraw\s*-?%\}/g;
 const SPACED_KEY = /^[\p{L}\p{N}_-]+(?:\s+[\p{L}\p{N}_-]+)+$/u;
+const ESCAPING_FILTER = /^\s*(escape|escape_once)\s*$/;
 
 /** The index after the quoted string that starts at `start`, or the end of the text when unterminated. */
 function skipQuoted(text: string, start: number): number {
@@ -67,10 +70,11 @@ function rewriteOutput(inner: string, tag: string): string {
     throw new Error(`"??" must come before any filter in ${tag}`);
   }
   const operands = splitTopLevel(expression, '??');
-  if (operands.length === 1 && !SPACED_KEY.test(expression.trim())) return inner;
+  const escaped = filters.length > 0 && ESCAPING_FILTER.test(filters[filters.length - 1]);
+  if (operands.length === 1 && !SPACED_KEY.test(expression.trim()) && !escaped) return inner;
   const [value, ...fallbacks] = operands.map((text) => operand(text, tag));
-  const pipeline = [value, ...fallbacks.map((fallback) => `${FALLBACK_FILTER}: ${fallback}`)];
-  const rewritten = [...pipeline, ...filters.map((filter) => filter.trim())].join(' | ');
+  const pipeline = [value, ...fallbacks.map((fallback) => `${FALLBACK_FILTER}: ${fallback}`), ...filters.map((filter) => filter.trim())];
+  const rewritten = [...pipeline, ...(escaped ? ['raw'] : [])].join(' | ');
   return `${trimLeft ? '-' : ''} ${rewritten} ${trimRight ? '-' : ''}`;
 }
 
@@ -86,35 +90,43 @@ function outputEnd(source: string, from: number): number {
   return -1;
 }
 
+/** A piece of template source: text, an output tag `{{ ... }}`, or any other tag (a whole `{% raw %}` block is one). */
+export interface Segment {
+  kind: 'text' | 'output' | 'tag';
+  source: string;
+}
+
+/** The kind and end (index after it) of the tag starting at `start`: undefined when none does, end -1 when unclosed. */
+function tagAt(source: string, start: number): { kind: Segment['kind']; end: number } | undefined {
+  if (source.startsWith('{{', start)) return { kind: 'output', end: outputEnd(source, start + 2) };
+  if (!source.startsWith('{%', start)) return undefined;
+  const close = source.indexOf('%}', start + 2);
+  if (close === -1 || !RAW_OPEN.test(source.slice(start, close + 2))) return { kind: 'tag', end: close === -1 ? -1 : close + 2 };
+  RAW_CLOSE.lastIndex = close + 2;
+  const endRaw = RAW_CLOSE.exec(source);
+  return { kind: 'tag', end: endRaw ? endRaw.index + endRaw[0].length : source.length };
+}
+
+/** Splits template source into text and tags as LiquidJS's tokenizer does; an unclosed tag and all after it is text. */
+export function segments(source: string): Segment[] {
+  const parts: Segment[] = [];
+  let from = 0;
+  for (let next = source.indexOf('{'); next !== -1; next = source.indexOf('{', next + 1)) {
+    const tag = tagAt(source, next);
+    if (!tag) continue;
+    if (tag.end === -1) break;
+    if (next > from) parts.push({ kind: 'text', source: source.slice(from, next) });
+    parts.push({ kind: tag.kind, source: source.slice(next, tag.end) });
+    from = tag.end;
+    next = tag.end - 1;
+  }
+  if (from < source.length) parts.push({ kind: 'text', source: source.slice(from) });
+  return parts;
+}
+
 /** Rewrites Herald's template forms into plain Liquid; anything it does not recognise is left for Liquid to judge. */
 export function toLiquid(source: string): string {
-  let out = '';
-  let i = 0;
-  while (i < source.length) {
-    const next = source.indexOf('{', i);
-    if (next === -1) break;
-    out += source.slice(i, next);
-    if (source.startsWith('{{', next)) {
-      const end = outputEnd(source, next + 2);
-      if (end === -1) return out + source.slice(next);
-      const tag = source.slice(next, end);
-      out += `{{${rewriteOutput(source.slice(next + 2, end - 2), tag)}}}`;
-      i = end;
-    } else if (source.startsWith('{%', next)) {
-      const close = source.indexOf('%}', next + 2);
-      if (close === -1) return out + source.slice(next);
-      let end = close + 2;
-      if (RAW_OPEN.test(source.slice(next, end))) {
-        RAW_CLOSE.lastIndex = end;
-        const endRaw = RAW_CLOSE.exec(source);
-        end = endRaw ? endRaw.index + endRaw[0].length : source.length;
-      }
-      out += source.slice(next, end);
-      i = end;
-    } else {
-      out += '{';
-      i = next + 1;
-    }
-  }
-  return out + source.slice(i);
+  return segments(source)
+    .map((part) => (part.kind === 'output' ? `{{${rewriteOutput(part.source.slice(2, -2), part.source)}}}` : part.source))
+    .join('');
 }

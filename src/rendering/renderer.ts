@@ -4,9 +4,10 @@
  * through `renderTemplate`).
  *
  * Language: LiquidJS plus the SPEC forms `{{ key ?? 'fallback' }}` and `{{first name}}`
- * (see `herald-syntax.ts`). Output is not HTML-escaped (as in Plunk and Loops): a value
- * is inserted as it is stored; use `| escape` where a value may hold markup.
- * `{% include %}`, `{% render %}` and `{% layout %}` do not exist (no file access), an
+ * (see `herald-syntax.ts`). Output in HTML bodies is HTML-escaped, so contact data (which
+ * anyone with the public key can set) never becomes markup; `{{ key | raw }}` inserts a
+ * value as it is. Subjects and WEBHOOK bodies are not escaped, and the plain-text part is
+ * made from the HTML, entities decoded. `{% include %}`, `{% render %}` and `{% layout %}` do not exist (no file access), an
  * unknown filter is a syntax error, an unknown variable renders as nothing, and every
  * render is bounded in time, allocations and output size.
  */
@@ -41,8 +42,9 @@ export class TemplateRenderError extends Error {
   }
 }
 
-/** A parsed template; opaque to callers. */
+/** A parsed template with the engine that renders it; opaque to callers. */
 export interface CompiledPart {
+  readonly engine: Liquid;
   readonly templates: Template[];
 }
 
@@ -72,21 +74,35 @@ const LIMITS = {
 
 const CACHE = { entries: 500, sourceChars: 50_000_000 };
 
-const engine = new Liquid({
-  strictVariables: false,
-  strictFilters: true,
-  ownPropertyOnly: true,
-  templates: {}, // an empty in-memory file system: nothing can ever read a file
-  parseLimit: LIMITS.parse,
-  renderLimit: LIMITS.renderMs,
-  memoryLimit: LIMITS.memory,
-});
-for (const tag of ['include', 'render', 'layout']) delete engine.tags[tag];
-engine.registerFilter(FALLBACK_FILTER, (value: unknown, fallback: unknown) =>
-  value === undefined || value === null ? fallback : value,
-);
+/** A Liquid engine with its cache of parsed sources: LiquidJS applies `outputEscape` when it parses. */
+interface Dialect {
+  engine: Liquid;
+  cache: LruCache<string, CompiledPart>;
+}
 
-const cache = new LruCache<string, CompiledPart>(CACHE.entries, CACHE.sourceChars);
+function dialect(outputEscape: 'escape' | undefined): Dialect {
+  const engine = new Liquid({
+    strictVariables: false,
+    strictFilters: true,
+    ownPropertyOnly: true,
+    templates: {}, // an empty in-memory file system: nothing can ever read a file
+    parseLimit: LIMITS.parse,
+    renderLimit: LIMITS.renderMs,
+    memoryLimit: LIMITS.memory,
+    outputEscape,
+  });
+  for (const tag of ['include', 'render', 'layout']) delete engine.tags[tag];
+  engine.registerFilter(FALLBACK_FILTER, (value: unknown, fallback: unknown) =>
+    value === undefined || value === null ? fallback : value,
+  );
+  return { engine, cache: new LruCache<string, CompiledPart>(CACHE.entries, CACHE.sourceChars) };
+}
+
+/** HTML bodies: every output is HTML-escaped unless it ends in `| raw`. */
+const HTML = dialect('escape');
+/** Subjects and WEBHOOK bodies: output as it is. */
+const TEXT = dialect(undefined);
+const DIALECTS: Record<EmailPart, Dialect> = { subject: TEXT, body: HTML };
 
 const htmlToText = compileHtmlToText({
   selectors: [
@@ -95,13 +111,13 @@ const htmlToText = compileHtmlToText({
   ],
 });
 
-/** Parses one part, once per distinct source while it stays in the cache. */
-function compilePart(source: string, field: EmailPart): CompiledPart {
+/** Parses one part in a dialect (by default the part's own), once per distinct source while it stays in the cache. */
+function compilePart(source: string, field: EmailPart, { engine, cache } = DIALECTS[field]): CompiledPart {
   const cached = cache.get(source);
   if (cached) return cached;
   let part: CompiledPart;
   try {
-    part = { templates: engine.parse(toLiquid(source)) };
+    part = { engine, templates: engine.parse(toLiquid(source)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new TemplateSyntaxError(`Template syntax error in ${field}: ${reason}`, field);
@@ -140,7 +156,7 @@ function renderPart(part: CompiledPart, scope: Record<string, unknown>, field: E
   let output: string;
   try {
     // Synchronous, so the time limit measures this render alone, not other work interleaved with it.
-    output = String(engine.renderSync(part.templates, scope));
+    output = String(part.engine.renderSync(part.templates, scope));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new TemplateRenderError(`Template could not be rendered (${field}): ${reason}`, field);
@@ -153,7 +169,7 @@ function renderPart(part: CompiledPart, scope: Record<string, unknown>, field: E
 
 /** Renders one template string that is not an email (a WEBHOOK step's `body`) within the same limits. */
 export function renderTemplate(source: string, scope: Record<string, unknown>): string {
-  return renderPart(compilePart(source, 'body'), scope, 'body');
+  return renderPart(compilePart(source, 'body', TEXT), scope, 'body');
 }
 
 /** Renders an email for one recipient: the subject on one line, the HTML body and a plain-text alternative. */

@@ -1,5 +1,4 @@
 import type { Client } from '@temporalio/client';
-import { marked } from 'marked';
 import type { DataSource, EntityManager } from 'typeorm';
 import { assertWithinEmailLimit } from '../billing/limits';
 import type { ContactsService } from '../contacts/contacts-service';
@@ -9,6 +8,7 @@ import { assertVerifiedSender } from '../domains/sender-check';
 import { Email, EmailAttachment } from '../entities/email';
 import { Template } from '../entities/template';
 import { ApiError, validationError } from '../http/errors';
+import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import type { Recipient, SendRequest } from './send-request';
 import { isSuppressed } from './suppressions';
@@ -78,7 +78,7 @@ export class SendService {
     }
     const from = request.from ?? (template ? { email: template.from, ...(template.fromName ? { name: template.fromName } : {}) } : undefined);
     if (!from) throw validationError([{ field: 'from', code: 'required', message: 'from is required when the template has none' }]);
-    const body = request.body === undefined ? template!.body : request.bodyIsMarkdown ? await marked.parse(request.body) : request.body;
+    const body = request.body === undefined ? template!.body : request.bodyIsMarkdown ? await markdownToHtml(request.body) : request.body;
     const subject = request.subject ?? template!.subject;
     if (!subject) throw validationError([{ field: 'subject', code: 'required', message: 'The template has no subject; send one' }]);
     try {

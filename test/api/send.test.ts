@@ -77,6 +77,26 @@ describe('POST /v1/send through SES', () => {
     expect(description.type).toBe('deliverEmail');
   });
 
+  it('HTML-escapes data in HTML and Markdown bodies, outputs | raw as it is, and leaves subject and text part alone', async () => {
+    const link = '<a href="https://evil.test">win</a>';
+    const escaped = '&lt;a href=&#34;https://evil.test&#34;&gt;win&lt;/a&gt;';
+    const data = { 'first name': link, bio: link, nickname: null };
+    const html = await send({
+      to: 'escape-html@example.com',
+      subject: 'About {{ bio }}',
+      body: "<p>{{ bio }}|{{first name}}|{{data['first name']}}|{{ nickname ?? bio }}|{{ bio | raw }}</p>",
+      data,
+    });
+    const markdown = await send({ to: 'escape-md@example.com', subject: 'x', type: 'markdown', body: "Hi **{{data['first name']}}**, {{ nickname ?? bio }}", data });
+    const ids = [html, markdown].map((answer) => answer.body.data.emails[0].email);
+    await settled(api, ids);
+    const [htmlMail, markdownMail] = ids.map((id) => sentTo(id)[0].request.Content.Simple!);
+    expect(htmlMail.Subject.Data).toBe(`About ${link}`);
+    expect(htmlMail.Body.Html!.Data).toBe(`<p>${[escaped, escaped, escaped, escaped, link].join('|')}</p>`);
+    expect(htmlMail.Body.Text!.Data).toContain(`${link}|${link}`);
+    expect(markdownMail.Body.Html!.Data).toBe(`<p>Hi <strong>${escaped}</strong>, ${escaped}</p>\n`);
+  });
+
   it('validates the whole request before any recipient is processed', async () => {
     const answer = await send({ to: ['first@example.com', 'not-an-address'], subject: 'x', body: 'y' });
     expect(answer.status).toBe(422);

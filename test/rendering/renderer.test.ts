@@ -4,6 +4,7 @@ import {
   buildScope,
   compileEmail,
   renderEmail,
+  renderTemplate,
   TemplateRenderError,
   TemplateSyntaxError,
   validateTemplate,
@@ -113,10 +114,43 @@ describe('renderEmail', () => {
     );
   });
 
-  it('renders an unknown variable as nothing and does not escape HTML', async () => {
+  it('renders an unknown variable as nothing', async () => {
     expect(await body('[{{ unknown }}][{{ unknown.deeper }}]')).toBe('[][]');
-    const html = buildScope({ email: 'a@example.com', data: { bio: '<b>bold</b>' } });
-    expect(await body('{{ bio }} {{ bio | escape }}', html)).toBe('<b>bold</b> &lt;b&gt;bold&lt;/b&gt;');
+  });
+});
+
+describe('HTML escaping', () => {
+  const link = '<a href="https://evil.test">win</a>';
+  const escaped = '&lt;a href=&#34;https://evil.test&#34;&gt;win&lt;/a&gt;';
+  const hostile = buildScope({ email: 'a@example.com', data: { bio: link, 'first name': link, nested: { bio: link } }, transient: { once: link } });
+  const render = (parts: { subject: string; body: string }) => renderEmail(compileEmail(parts), hostile);
+
+  it('escapes every form of output in an HTML body', async () => {
+    const source = "{{ bio }}|{{bio}}|{{ nested.bio }}|{{first name}}|{{data['first name']}}|{{ missing ?? bio }}|{{ nothing ?? once }}|{% echo bio %}|{{ data.once }}";
+    expect(await body(source, hostile)).toBe(Array(9).fill(escaped).join('|'));
+  });
+
+  it('escapes inside attributes, so a value cannot leave its quotes', async () => {
+    const quoted = buildScope({ email: 'a@example.com', data: { url: '" onclick="alert(1)' } });
+    expect(await body('<a href="{{ url }}">x</a>', quoted)).toBe('<a href="&#34; onclick=&#34;alert(1)">x</a>');
+  });
+
+  it('outputs a value as it is with | raw, and escapes a value escaped by hand only once', async () => {
+    expect(await body('{{ bio | raw }}|{{ missing ?? bio | raw }}|{{ bio | escape }}|{{ bio | escape_once }}', hostile)).toBe(
+      `${link}|${link}|${escaped}|${escaped}`,
+    );
+  });
+
+  it('leaves the subject and the plain-text part unescaped', async () => {
+    const rendered = await render({ subject: 'About {{ bio }}', body: '<p>{{ bio }}</p>' });
+    expect(rendered.subject).toBe(`About ${link}`);
+    expect(rendered.html).toBe(`<p>${escaped}</p>`);
+    expect(rendered.text).toBe(link);
+  });
+
+  it('does not escape a WEBHOOK body, even one already compiled as an email body', async () => {
+    await render({ subject: 'x', body: '{"bio": "{{ bio }}"}' });
+    expect(renderTemplate('{"bio": "{{ bio }}"}', hostile)).toBe(`{"bio": "${link}"}`);
   });
 
   it('renders the subject on one line', async () => {
@@ -227,5 +261,6 @@ describe('toLiquid', () => {
     expect(toLiquid("{{ a ?? 'x' | upcase }}")).toBe("{{ a | fallback: 'x' | upcase }}");
     expect(toLiquid('{{first name}}')).toBe("{{ data['first name'] }}");
     expect(toLiquid('{% assign x = "{{" %}{{ x ?? 2 }}')).toBe('{% assign x = "{{" %}{{ x | fallback: 2 }}');
+    expect(toLiquid('{{ a | escape }}{{- b | escape_once -}}')).toBe('{{ a | escape | raw }}{{- b | escape_once | raw -}}');
   });
 });

@@ -37,8 +37,10 @@ export const TEMPLATE_LANGUAGE = [
     '(`{ value, persistent: false }` in the request `data`), and `unsubscribeUrl`, `subscribeUrl`, `manageUrl`. ' +
     'An unknown variable renders as nothing.',
   '',
-  'Values are **not HTML-escaped**: they are inserted as stored. Use `{{ value | escape }}` where a value may hold ' +
-    'markup. A syntax error (unclosed tag, unknown filter or tag) is refused with 422 `VALIDATION_ERROR`, field code ' +
+  'In HTML bodies every output is **HTML-escaped** (`{{ value }}` holding `<a ...>` renders `&lt;a ...`), whatever ' +
+    'the form (`??`, `{{first name}}`, `data[...]`); `{{ value | raw }}` inserts a value as stored, and a value ' +
+    'already passed through `| escape` is not escaped twice. Subjects, the plain-text part and header values are not ' +
+    'escaped. A syntax error (unclosed tag, unknown filter or tag) is refused with 422 `VALIDATION_ERROR`, field code ' +
     '`invalid_template`, when the template is saved. A plain-text alternative is generated from the rendered HTML.',
 ].join('\n');
 
