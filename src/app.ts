@@ -2,11 +2,13 @@ import cookieParser from 'cookie-parser';
 import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { logger } from './logger';
+import { jsonBody } from './http/json-body';
 import { apiKeyAuth, type KeyRequirement } from './http/middleware/api-key-auth';
 import { errorHandler, unknownRoute } from './http/middleware/error-handler';
 import { idempotency } from './http/middleware/idempotency';
 import { rateLimit } from './http/middleware/rate-limit';
 import { requestId } from './http/middleware/request-id';
+import { sessionAuth } from './http/middleware/session-auth';
 import { activityRouter } from './routes/activity';
 import { apiKeyRouter } from './routes/api-key';
 import { authRouter } from './routes/auth';
@@ -39,7 +41,11 @@ import { createServices, type AppDeps } from './services';
 const SEND_BODY_LIMIT = '40mb';
 const BODY_LIMIT = '1mb';
 
-/** Builds the Express app: shared middleware, every router, then the one error middleware. */
+/**
+ * Builds the Express app: shared middleware, every router, then the one error middleware.
+ * Each group of routes authenticates (key or session) before it reads a body, with the
+ * group's own limit, so a request with a bad key is refused without its body being read.
+ */
 export function createApp(deps: AppDeps): Express {
   const { config, dataSource } = deps;
   const services = createServices(deps);
@@ -61,20 +67,20 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(cookieParser());
-  app.use('/v1/send', express.json({ limit: SEND_BODY_LIMIT }));
-  app.use('/webhooks/incoming/payments', express.raw({ type: '*/*', limit: BODY_LIMIT }));
-  app.use(express.json({ limit: BODY_LIMIT }));
 
-  /** Key authentication, the per-project rate limit and Idempotency-Key, in that order. */
-  const keyed = (requirement: KeyRequirement): RequestHandler[] => [
+  /** Key authentication, the per-project rate limit and Idempotency-Key, in that order, then the JSON body. */
+  const keyed = (requirement: KeyRequirement, bodyLimit = BODY_LIMIT): RequestHandler[] => [
     apiKeyAuth(dataSource, requirement),
     rateLimit(dataSource, config.rateLimitPerMinute),
     idempotency(dataSource, config.idempotencyTtlHours),
+    ...jsonBody(bodyLimit),
   ];
 
   app.use(systemRouter(deps));
   app.use(docsRouter({ version: config.version, publicUrl: config.publicUrl }));
   if (config.transport === 'outbox') app.use(outboxRouter({ dataSource }));
+  app.use('/auth', jsonBody(BODY_LIMIT));
+  app.use(['/users/@me', '/projects'], sessionAuth(dataSource), ...jsonBody(BODY_LIMIT));
   app.use(authRouter(services, config, dataSource));
   app.use(oauthRouter(config, dataSource));
   app.use(usersRouter(services, dataSource));
@@ -96,13 +102,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(segmentsRouter(services.segments));
   app.use(workflowsRouter(services.workflows, services.workflowGraph, services.executions));
   app.use(activityRouter(services.activity));
-  app.use('/v1/send', keyed('secret'));
+  app.use('/v1/send', keyed('secret', SEND_BODY_LIMIT));
   app.use(sendRouter(services.send));
   app.use('/domains', keyed('secret'));
   app.use(domainsRouter(services.domains));
   app.use('/v1/verify', keyed('secret'));
   app.use(verifyRouter(services.verifier));
   app.use(mailEventsRouter(services.mailEvents, config.mailEventsSecret));
+  app.use('/webhooks/incoming/payments', express.raw({ type: '*/*', limit: BODY_LIMIT }));
   app.use(paymentsWebhookRouter(services.payments));
   app.use(pagesRouter(services.preferences));
   app.use('/uploads/image', keyed('secret'));

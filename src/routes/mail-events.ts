@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { Router, type RequestHandler } from 'express';
 import { unauthorized } from '../http/errors';
+import { jsonBody } from '../http/json-body';
 import type { MailEventsService } from '../mail-events/mail-events-service';
 import { parseSnsMessage } from '../mail-events/sns-message';
 
@@ -24,7 +25,7 @@ function requireSecret(secret: string): RequestHandler {
 /** `POST /webhooks/mail-events`: Amazon SNS messages carrying SES events (JSON, or JSON sent as text/plain). */
 export function mailEventsRouter(mailEvents: MailEventsService, secret: string): Router {
   const router = Router();
-  router.post('/webhooks/mail-events', requireSecret(secret), express.text({ type: 'text/plain', limit: BODY_LIMIT }), async (req, res) => {
+  router.post('/webhooks/mail-events', requireSecret(secret), express.text({ type: 'text/plain', limit: BODY_LIMIT }), ...jsonBody(BODY_LIMIT), async (req, res) => {
     const result = await mailEvents.receive(parseSnsMessage(req.body));
     req.log.info({ outcome: result.outcome, ...(result.outcome === 'applied' ? { change: result.change } : {}) }, 'mail event received');
     res.json({ success: true, outcome: result.outcome });
