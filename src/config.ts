@@ -31,6 +31,8 @@ export interface Config {
   rateLimitPerMinute: number;
   idempotencyTtlHours: number;
   disableSignups: boolean;
+  /** ADMIN_EMAILS: operators' accounts (lower case), who may lift any project's suspension once their email is verified. */
+  adminEmails: string[];
   segmentRecomputeMinutes: number;
   sessionSecret: string;
   tokenSecret: string;
@@ -173,6 +175,14 @@ function stripeApi(env: Env, name: string): StripeApi | undefined {
   };
 }
 
+/** A comma-separated list of email addresses, in lower case. */
+function emails(env: Env, name: string): string[] {
+  const entries = (str(env, name) ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = entries.find((entry) => !/^[^\s@]+@[^\s@]+$/.test(entry));
+  if (bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of email addresses, got "${bad}"`);
+  return entries;
+}
+
 function hostPorts(env: Env, name: string): string[] {
   const raw = str(env, name);
   if (raw === undefined) return [];
@@ -245,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
     disableSignups: bool(env, 'DISABLE_SIGNUPS', false),
+    adminEmails: emails(env, 'ADMIN_EMAILS'),
     segmentRecomputeMinutes: int(env, 'SEGMENT_RECOMPUTE_MINUTES', 15, 1),
     sessionSecret: str(env, 'SESSION_SECRET') ?? secrets.sessionSecret,
     tokenSecret: str(env, 'TOKEN_SECRET') ?? secrets.tokenSecret,

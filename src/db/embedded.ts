@@ -33,6 +33,10 @@ interface EmbeddedOptions {
 const PART = 'embedded Postgres';
 const USER = 'herald';
 
+/** The URL of a database on the embedded Postgres listening on loopback `port`. */
+export const embeddedUrl = (port: number, password: string, database: string) =>
+  `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+
 /** What to do about a failure, from the last lines of Postgres's log. */
 function hint(tail: string): string | undefined {
   if (/No space left on device/i.test(tail)) return 'The disk is full: free some space and start again.';
@@ -55,7 +59,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!existsSync(path.join(directory, 'PG_VERSION'))) await initialise(binaries, directory, user, options);
   await ensureFree(PART, `127.0.0.1:${options.port}`, 'EMBEDDED_POSTGRES_PORT');
 
-  const base = `postgres://${USER}:${encodeURIComponent(options.password)}@127.0.0.1:${options.port}`;
+  const url = (database: string) => embeddedUrl(options.port, options.password, database);
   const server = await startPart({
     part: PART,
     command: binaries.postgres,
@@ -70,13 +74,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     stopGraceMs: 30_000,
     // Crash recovery after a kill replays the write-ahead log before Postgres accepts connections.
     startTimeoutMs: 180_000,
-    ready: () => connects(`${base}/postgres`),
+    ready: () => connects(url('postgres')),
     hint,
     onUnexpectedExit: options.log,
   });
-  await ensureDatabase(`${base}/postgres`, options.database);
+  await ensureDatabase(url('postgres'), options.database);
   return {
-    url: `${base}/${options.database}`,
+    url: url(options.database),
     stop: async () => {
       await server.stop();
       if (!options.persistent) rmSync(directory, { recursive: true, force: true });

@@ -23,6 +23,9 @@ export function jobView(job: Job) {
 
 export type BulkType = Exclude<JobType, 'IMPORT'>;
 
+/** The id of a job's workflow: `import/<jobId>` or `bulk/<jobId>`. */
+export const jobWorkflowId = (job: { id: string; type: JobType }) => `${job.type === 'IMPORT' ? 'import' : 'bulk'}/${job.id}`;
+
 /** Queues imports and bulk operations as durable workflows (`import/<jobId>`, `bulk/<jobId>`) and reports on them. */
 export class JobsService {
   constructor(
@@ -44,7 +47,7 @@ export class JobsService {
       await manager.insert(JobUpload, { jobId: created.id, filename, content });
       return created;
     });
-    await this.start('importContacts', `import/${job.id}`, job);
+    await this.start('importContacts', jobWorkflowId(job), job);
     return { jobId: job.id };
   }
 
@@ -52,7 +55,7 @@ export class JobsService {
   async queueBulk(projectId: string, type: BulkType, contactIds: string[]): Promise<{ jobId: string }> {
     const ids = [...new Set(contactIds)];
     const job = await this.dataSource.getRepository(Job).save(this.newJob(projectId, type, ids.length, { contactIds: ids }));
-    await this.start('bulkContacts', `bulk/${job.id}`, job);
+    await this.start('bulkContacts', jobWorkflowId(job), job);
     return { jobId: job.id };
   }
 

@@ -73,8 +73,8 @@ export async function suspendProject(manager: EntityManager, projectId: string, 
   return manager.save(manager.create(ProjectSuspension, { projectId, reason, ...counts, ...rates, liftedAt: null, liftedBy: null }));
 }
 
-/** Re-enables the project, starts its rate window afresh, and marks its open suspensions lifted by the user. */
-export async function liftSuspension(manager: EntityManager, projectId: string, userId: string): Promise<void> {
+/** Re-enables the project, starts its rate window afresh, and marks its open suspensions lifted by the user (null: from the command line). */
+export async function liftSuspension(manager: EntityManager, projectId: string, userId: string | null): Promise<void> {
   await manager.query(
     'UPDATE projects SET disabled = false, disabled_reason = NULL, reputation_since = now(), updated_at = now() WHERE id = $1',
     [projectId],

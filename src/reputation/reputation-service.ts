@@ -1,9 +1,7 @@
 import type { DataSource } from 'typeorm';
-import type { MemberRole } from '../entities/project-member';
 import type { ProjectSuspension } from '../entities/project-suspension';
-import { conflict, notFound } from '../http/errors';
+import { notFound } from '../http/errors';
 import { logger } from '../logger';
-import { requireManager } from '../services/members-service';
 import * as queries from './reputation-queries';
 import {
   BOUNCE_RATE,
@@ -52,8 +50,8 @@ const windowText = (window: queries.ProjectWindow) =>
   window.restarted ? `since ${window.since.toISOString()}` : `over the last ${REPUTATION_WINDOW_DAYS} days`;
 
 /**
- * Sender reputation: a project's bounce and complaint rates over the window, automatic
- * suspension when a suspension threshold is reached, and lifting it.
+ * Sender reputation: a project's bounce and complaint rates over the window, and automatic
+ * suspension when a suspension threshold is reached (operators lift it: `SuspensionLifts`).
  */
 export class ReputationService {
   constructor(private readonly dataSource: DataSource) {}
@@ -98,18 +96,5 @@ export class ReputationService {
       return reason ? queries.suspendProject(manager, projectId, reason, window, rates(window)) : undefined;
     });
     if (suspension) logger.warn({ projectId, suspension: suspensionView(suspension) }, 'project suspended for its bounce or complaint rate');
-  }
-
-  /** Lifts the project's suspension (OWNER or ADMIN); its rate window starts afresh. 409 when it is not suspended. */
-  async lift(projectId: string, role: MemberRole, userId: string): Promise<SecurityState> {
-    requireManager(role);
-    await this.dataSource.transaction(async (manager) => {
-      const disabled = await queries.lockProject(manager, projectId);
-      if (disabled === undefined) throw notFound('Project');
-      if (!disabled) throw conflict('The project is not suspended', 'NOT_SUSPENDED');
-      await queries.liftSuspension(manager, projectId, userId);
-    });
-    logger.info({ projectId, userId }, 'project suspension lifted');
-    return this.state(projectId);
   }
 }

@@ -7,7 +7,7 @@ import type { Services } from '../services';
 /**
  * A project's sender reputation for its members (session cookie): the security state at
  * `/users/@me/projects/{id}/security` and `/projects/{id}/security` alike, and lifting a
- * suspension (OWNER or ADMIN).
+ * suspension (operators only: ADMIN_EMAILS accounts).
  */
 export function securityRouter(services: Services, dataSource: DataSource): Router {
   const router = Router();
@@ -22,8 +22,7 @@ export function securityRouter(services: Services, dataSource: DataSource): Rout
   router.get('/projects/:id/security', state);
 
   router.post('/users/@me/projects/:id/security/lift', async (req, res) => {
-    const memberRole = await role(req.params.id, req.user!.id);
-    res.json(await services.reputation.lift(req.params.id, memberRole, req.user!.id));
+    res.json(await services.suspensionLifts.liftFor(req.user!, req.params.id));
   });
 
   return router;

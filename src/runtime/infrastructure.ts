@@ -2,13 +2,21 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { embeddedPostgresPassword, type Config } from '../config';
 import { openDatabase } from '../db/data-source';
-import { startEmbeddedPostgres } from '../db/embedded';
+import { embeddedUrl, startEmbeddedPostgres } from '../db/embedded';
 import { logger } from '../logger';
 import { HERALD_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer } from '../../temporal/dev-server';
 import { startTestServer } from '../../temporal/test-server';
 import type { Shutdown } from './shutdown';
+
+/** The database `npm start` creates on its embedded Postgres. */
+const EMBEDDED_DATABASE = 'herald';
+
+/** The configured Postgres (DATABASE_URL), else the embedded one that a running `npm start` serves from DATA_DIR. */
+export function runningDatabaseUrl(config: Config): string {
+  return config.databaseUrl ?? embeddedUrl(config.embeddedPostgresPort, embeddedPostgresPassword(config), EMBEDDED_DATABASE);
+}
 
 /** Opens the configured Postgres, or starts the embedded one under DATA_DIR; migrations are applied. */
 export async function acquireDatabase(config: Config, shutdown: Shutdown): Promise<{ dataSource: DataSource; embedded: boolean }> {
@@ -18,7 +26,7 @@ export async function acquireDatabase(config: Config, shutdown: Shutdown): Promi
       directory: path.join(config.dataDir, 'postgres'),
       port: config.embeddedPostgresPort,
       password: embeddedPostgresPassword(config),
-      database: 'herald',
+      database: EMBEDDED_DATABASE,
       persistent: true,
       logFile: path.join(config.dataDir, 'logs', 'postgres.log'),
       log: (message) => logger.warn(message),

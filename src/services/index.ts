@@ -18,6 +18,7 @@ import { JobsService } from '../jobs/jobs-service';
 import { confirmByGet, MailEventsService } from '../mail-events/mail-events-service';
 import { SnsSignatureVerifier } from '../mail-events/sns-signature';
 import { ReputationService } from '../reputation/reputation-service';
+import { SuspensionLifts } from '../reputation/suspension-lifts';
 import { SegmentsService } from '../segments/segments-service';
 import { SendService } from '../sending/send-service';
 import { SuppressionsService } from '../suppressions/suppressions-service';
@@ -59,12 +60,13 @@ export function createServices(deps: AppDeps) {
     send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined, confirmByGet, reputation),
     reputation,
+    suspensionLifts: new SuspensionLifts(deps.dataSource, deps.config.adminEmails),
     suppressions: new SuppressionsService(deps.dataSource),
     preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
     uploads: new UploadsService(deps.config),
     domains: createDomainsService(deps.config, deps.dataSource),
     auth: new AuthService(deps.dataSource, deps.config, emails),
-    projects: new ProjectsService(deps.dataSource),
+    projects: new ProjectsService(deps.dataSource, deps.temporal),
     payments: new PaymentsService(deps.dataSource, deps.config, createStripeClient(deps.config)),
     billingLimits: new BillingLimitsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails),

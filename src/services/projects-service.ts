@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { ApiKey } from '../entities/api-key';
 import { Project } from '../entities/project';
@@ -5,7 +6,7 @@ import { ProjectMember, type MemberRole } from '../entities/project-member';
 import { forbidden } from '../http/errors';
 import { issueKeys, type IssuedKeys } from './api-keys';
 import { requireManager } from './members-service';
-import { wipeProjectData } from './project-data';
+import { cancelWorkflows, wipeProjectData } from './project-data';
 
 /** A project as its members see it; the plain keys appear only right after they were issued. */
 export function projectView(project: Project, role: MemberRole, prefixes: Record<string, string>, keys?: IssuedKeys) {
@@ -25,7 +26,10 @@ export function projectView(project: Project, role: MemberRole, prefixes: Record
 
 /** Projects of a user: create, list, rename, delete, rotate keys and reset data. */
 export class ProjectsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly temporal: Client | undefined,
+  ) {}
 
   private async prefixes(projectId: string): Promise<Record<string, string>> {
     const keys = await this.dataSource.getRepository(ApiKey).findBy({ projectId });
@@ -63,9 +67,15 @@ export class ProjectsService {
     return this.get(projectId, role);
   }
 
+  /** Deletes the project (OWNER only) with its data, cancelling the Temporal workflows of its work under way. */
   async delete(projectId: string, role: MemberRole): Promise<void> {
     if (role !== 'OWNER') throw forbidden('Only project owners may delete a project');
-    await this.dataSource.getRepository(Project).delete({ id: projectId });
+    const running = await this.dataSource.transaction(async (manager) => {
+      const ids = await wipeProjectData(manager, projectId);
+      await manager.delete(Project, { id: projectId });
+      return ids;
+    });
+    await cancelWorkflows(this.temporal, running);
   }
 
   /** Replaces both keys together; the old ones fail from this moment on. */
@@ -78,9 +88,14 @@ export class ProjectsService {
     });
   }
 
-  /** Deletes the project's data; the project, its members, keys and domains stay. */
+  /**
+   * Deletes the project's data (see PROJECT_DATA_TABLES) and cancels the Temporal workflows of its
+   * campaigns, workflow executions and jobs under way; the project, its members, keys, domains and
+   * suppression list stay.
+   */
   async reset(projectId: string, role: MemberRole): Promise<void> {
     requireManager(role);
-    await this.dataSource.transaction((manager) => wipeProjectData(manager, projectId));
+    const running = await this.dataSource.transaction((manager) => wipeProjectData(manager, projectId));
+    await cancelWorkflows(this.temporal, running);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, projectWithVerifiedDomain, signupWithProject, uniqueEmail } from '../support/api';
+import { Client, markEmailVerified, projectWithVerifiedDomain, signupWithProject, uniqueEmail } from '../support/api';
 import { MailEventsPoster } from '../support/mail-events';
 import { emailTag } from '../support/ses-server';
 import { startSesStack, type SesStack } from '../support/stack';
@@ -7,13 +7,14 @@ import { eventually } from '../support/wait';
 
 const SECRET = 'security-test-mail-events-secret';
 const TASK_QUEUE = 'security-test';
+const OPERATOR = `operator-${randomUUID()}@herald.test`;
 
 describe('sender reputation: rates, automatic suspension and lifting', () => {
   let stack: SesStack;
   let events: MailEventsPoster;
 
   beforeAll(async () => {
-    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MAIL_EVENTS_SECRET: SECRET });
+    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: TASK_QUEUE, MAIL_EVENTS_SECRET: SECRET, ADMIN_EMAILS: `root@herald.test, ${OPERATOR}` });
     events = new MailEventsPoster(stack.client, SECRET);
   });
   afterAll(() => stack.close());
@@ -202,31 +203,45 @@ describe('sender reputation: rates, automatic suspension and lifting', () => {
     expect(stack.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toEqual([]);
   });
 
-  it('lets an OWNER (not a MEMBER) lift the suspension: sending resumes and the window starts afresh', async () => {
+  it('lets only an operator lift a suspension: members, OWNER included, get 403 naming who can; an ADMIN_EMAILS account lifts it', async () => {
     const { p, messageIds } = await suspendedProject();
     const member = new Client(stack.api.url);
     const memberEmail = uniqueEmail('member');
     await member.post('/auth/signup', { email: memberEmail, password: 'correct horse battery' });
+    await markEmailVerified(stack.api, memberEmail);
     expect((await p.owner.client.post(`/projects/${p.id}/members`, { email: memberEmail, role: 'MEMBER' })).status).toBe(201);
 
-    const refused = await member.post(`/users/@me/projects/${p.id}/security/lift`);
-    expect(refused.status).toBe(403);
+    for (const client of [member, p.owner.client]) {
+      const refused = await client.post(`/users/@me/projects/${p.id}/security/lift`);
+      expect([refused.status, refused.body.error.code]).toEqual([403, 'FORBIDDEN']);
+      expect(refused.body.error.message).toContain('ADMIN_EMAILS');
+      expect(refused.body.error.message).toContain(`npm run herald -- lift-suspension ${p.id}`);
+    }
     expect(await p.disabled()).toBe(true);
     expect((await member.get(`/projects/${p.id}/security`)).body.status).toBe('SUSPENDED');
 
-    const lifted = await p.owner.client.post(`/users/@me/projects/${p.id}/security/lift`);
+    // The operator's address counts only once verified: until then it is a stranger to the project.
+    const operator = new Client(stack.api.url);
+    const { body: operatorUser } = await operator.post('/auth/signup', { email: OPERATOR.toUpperCase(), password: 'correct horse battery' });
+    expect((await operator.post(`/users/@me/projects/${p.id}/security/lift`)).status).toBe(404);
+    await markEmailVerified(stack.api, OPERATOR);
+
+    const lifted = await operator.post(`/users/@me/projects/${p.id}/security/lift`);
     expect(lifted.status).toBe(200);
     expect(lifted.body).toMatchObject({ status: 'OK', disabled: false, disabledReason: null, sent: 0, bounced: 0 });
-    expect(lifted.body.suspensions).toEqual([expect.objectContaining({ liftedAt: expect.any(String), liftedBy: p.owner.user.id })]);
+    expect(lifted.body.suspensions).toEqual([expect.objectContaining({ liftedAt: expect.any(String), liftedBy: operatorUser.id })]);
     const [suspension] = await p.suspensions();
     expect(suspension.lifted_at).toBeInstanceOf(Date);
-    expect(suspension.lifted_by).toBe(p.owner.user.id);
+    expect(suspension.lifted_by).toBe(operatorUser.id);
     const [{ reputation_since: since }] = await query('SELECT reputation_since FROM projects WHERE id = $1', [p.id]);
     expect(lifted.body.window.since).toBe(since.toISOString());
 
-    const again = await p.owner.client.post(`/users/@me/projects/${p.id}/security/lift`);
+    const again = await operator.post(`/users/@me/projects/${p.id}/security/lift`);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('NOT_SUSPENDED');
+    for (const projectId of [randomUUID(), 'nope']) {
+      expect((await operator.post(`/users/@me/projects/${projectId}/security/lift`)).status).toBe(404);
+    }
 
     await p.sendOne();
 

@@ -62,7 +62,7 @@ export const pathModule: PathModule = {
     name: 'Security',
     description:
       'Sender reputation (session cookie): bounce and complaint rates, automatic suspension of a project whose rates ' +
-      'endanger deliverability, and lifting a suspension. A project the user is not a member of answers 404.',
+      'endanger deliverability, and lifting a suspension (operators only). A project the user is not a member of answers 404.',
   },
   schemas: {
     ProjectSuspension: object({
@@ -74,8 +74,8 @@ export const pathModule: PathModule = {
       bounceRate: share,
       complaintRate: share,
       createdAt: described(dateTime, 'When the project was suspended.'),
-      liftedAt: described({ ...dateTime, type: ['string', 'null'] }, 'When an OWNER or ADMIN lifted it; null while in force.'),
-      liftedBy: described({ ...uuid, type: ['string', 'null'] }, 'The user who lifted it.'),
+      liftedAt: described({ ...dateTime, type: ['string', 'null'] }, 'When an operator lifted it; null while in force.'),
+      liftedBy: described({ ...uuid, type: ['string', 'null'] }, 'The operator account that lifted it; null when lifted with `npm run herald -- lift-suspension`.'),
     }),
     SecurityState: {
       ...object({
@@ -131,13 +131,21 @@ export const pathModule: PathModule = {
         operationId: 'liftProjectSuspension',
         summary: 'Lift a suspension',
         description:
-          'Re-enables a suspended project (OWNER or ADMIN): its keys work again, and its open suspensions are marked ' +
-          'lifted by the caller. The rate window starts afresh at the lift, so the bounces that caused the suspension ' +
-          'do not suspend it again at the next event. Email that failed while suspended is not sent again.',
+          "Re-enables a suspended project. Only Herald's operators may: an account whose email is listed in `ADMIN_EMAILS` " +
+          "(and verified), for any project, or `npm run herald -- lift-suspension <projectId>` on the server. The project's " +
+          'own members, OWNER included, get 403 saying so; anyone else 404. Its keys work again, and its open suspensions ' +
+          'are marked lifted by the caller. The rate window starts afresh at the lift, so the bounces that caused the ' +
+          'suspension do not suspend it again at the next event. Email that failed while suspended is not sent again.',
         security: sessionAuth,
         responses: {
           '200': jsonResponse('The security state after the lift.', schemaRef('SecurityState')),
-          '403': errorResponse(403, 'FORBIDDEN', 'Only an OWNER or ADMIN of the project may lift a suspension'),
+          '403': errorResponse(
+            403,
+            'FORBIDDEN',
+            "A suspension is lifted by a Herald operator, not by the project's members: ask your operator to lift it (an account " +
+              'listed in ADMIN_EMAILS, or `npm run herald -- lift-suspension <projectId>` on the server) once the cause of the ' +
+              'bounces or complaints is fixed.',
+          ),
           '409': errorResponse(409, 'NOT_SUSPENDED', 'The project is not suspended'),
           ...commonErrors(401, 404),
         },

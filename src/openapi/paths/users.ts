@@ -107,7 +107,8 @@ export const pathModule: PathModule = {
       delete: {
         operationId: 'deleteProject',
         summary: 'Delete a project',
-        description: 'Deletes the project and all its data. OWNER only.',
+        description:
+          'Deletes the project and all its data, cancelling the Temporal workflows of its work under way. OWNER only.',
         security: sessionAuth,
         responses: {
           '200': jsonResponse('Deleted.', schemaRef('Success')),
@@ -136,8 +137,10 @@ export const pathModule: PathModule = {
         operationId: 'resetProject',
         summary: 'Wipe project data',
         description:
-          'Irreversibly deletes contacts, events, emails, campaigns, segments, workflows (cancelling their running ' +
-          'executions) and templates. The project, its members, keys and domains stay.',
+          'Irreversibly deletes contacts, events, emails, campaigns, segments, workflows and templates, and cancels the ' +
+          'Temporal workflows of the work under way (scheduled or sending campaigns, running or waiting executions, ' +
+          'imports and bulk jobs). The project, its members, keys, domains and its suppression list stay: a reset does ' +
+          'not make suppressed addresses reachable again.',
         security: sessionAuth,
         responses: {
           '200': jsonResponse('The data is gone.', schemaRef('Success')),
