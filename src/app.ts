@@ -2,10 +2,12 @@ import cookieParser from 'cookie-parser';
 import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import { logger } from './logger';
+import { Cursors } from './http/cursors';
 import { jsonBody } from './http/json-body';
 import { apiKeyAuth, type KeyRequirement } from './http/middleware/api-key-auth';
 import { errorHandler, unknownRoute } from './http/middleware/error-handler';
 import { idempotency } from './http/middleware/idempotency';
+import { plainQuery } from './http/middleware/plain-query';
 import { rateLimit } from './http/middleware/rate-limit';
 import { requestId } from './http/middleware/request-id';
 import { sessionAuth } from './http/middleware/session-auth';
@@ -67,6 +69,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use(cookieParser());
+  app.use(plainQuery);
+  const cursors = new Cursors(config.tokenSecret);
 
   /** Key authentication, the per-project rate limit and Idempotency-Key, in that order, then the JSON body. */
   const keyed = (requirement: KeyRequirement, bodyLimit = BODY_LIMIT): RequestHandler[] => [
@@ -93,15 +97,15 @@ export function createApp(deps: AppDeps): Express {
   app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments', '/workflows', '/suppressions'], keyed('secret'));
   app.use(apiKeyRouter());
   app.use(jobsRouter(services.jobs));
-  app.use(contactsRouter(services.contacts, services.fields));
-  app.use(suppressionsRouter(services.suppressions));
-  app.use(eventsRouter(services.events));
+  app.use(contactsRouter(services.contacts, services.fields, cursors));
+  app.use(suppressionsRouter(services.suppressions, cursors));
+  app.use(eventsRouter(services.events, cursors));
   app.use(templatesRouter(services.templates));
   app.use('/campaigns', keyed('secret'));
   app.use(campaignsRouter(services.campaigns, services.campaignSending));
   app.use(segmentsRouter(services.segments));
-  app.use(workflowsRouter(services.workflows, services.workflowGraph, services.executions));
-  app.use(activityRouter(services.activity));
+  app.use(workflowsRouter(services.workflows, services.workflowGraph, services.executions, cursors));
+  app.use(activityRouter(services.activity, cursors));
   app.use('/v1/send', keyed('secret', SEND_BODY_LIMIT));
   app.use(sendRouter(services.send));
   app.use('/domains', keyed('secret'));

@@ -1,20 +1,20 @@
-import { badRequest } from './errors';
+import type { ListCursors } from './cursors';
+import { intParam, type Query } from './query';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** The last page an offset list serves: 100 million rows at the largest page size, past any real list. */
+export const MAX_PAGE = 1_000_000;
 
-type Query = Record<string, unknown>;
-
-function positiveInt(value: unknown, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed >= 1 ? parsed : fallback;
-}
-
-/** A cursor page request: `limit` (default 20, clamped to 100) and the decoded `cursor`. */
+/** A cursor page request: `limit` (default 20, clamped to 1..100) and the decoded `cursor`. */
 export interface CursorParams<C> {
   limit: number;
   cursor: C | undefined;
+}
+
+/** A cursor page request read from a query, with the list's cursors to name the next page. */
+export interface CursorRequest<C> extends CursorParams<C> {
+  cursors: ListCursors<C>;
 }
 
 /** A cursor page response in the SPEC's shape. */
@@ -25,21 +25,11 @@ export interface CursorPage<T> {
   total: number;
 }
 
-/** Encodes a position (for example `{ createdAt, id }`) as an opaque cursor string. */
-export function encodeCursor(position: unknown): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
-}
-
-/** Reads `limit` and `cursor` from a query; a cursor that does not decode is a 400. */
-export function cursorParams<C>(query: Query): CursorParams<C> {
-  const limit = Math.min(positiveInt(query.limit, DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+/** Reads `limit` and `cursor` from a query; a cursor the list did not issue is a 400. */
+export function cursorParams<C>(query: Query, cursors: ListCursors<C>): CursorRequest<C> {
+  const limit = intParam(query, 'limit', { fallback: DEFAULT_PAGE_SIZE, min: 1, max: MAX_PAGE_SIZE, clamp: true });
   const raw = typeof query.cursor === 'string' && query.cursor !== '' ? query.cursor : undefined;
-  if (raw === undefined) return { limit, cursor: undefined };
-  try {
-    return { limit, cursor: JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as C };
-  } catch {
-    throw badRequest('The cursor is not valid; pass the cursor from the previous response unchanged');
-  }
+  return { limit, cursor: raw === undefined ? undefined : cursors.decode(raw), cursors };
 }
 
 /**
@@ -48,15 +38,15 @@ export function cursorParams<C>(query: Query): CursorParams<C> {
  */
 export async function cursorPage<T, C>(
   rows: T[],
-  params: CursorParams<C>,
-  positionOf: (row: T) => unknown,
+  params: CursorRequest<C>,
+  positionOf: (row: T) => C,
   countTotal: () => Promise<number>,
 ): Promise<CursorPage<T>> {
   const hasMore = rows.length > params.limit;
   const data = hasMore ? rows.slice(0, params.limit) : rows;
   return {
     data,
-    cursor: hasMore ? encodeCursor(positionOf(data[data.length - 1])) : null,
+    cursor: hasMore ? params.cursors.encode(positionOf(data[data.length - 1])) : null,
     hasMore,
     total: params.cursor === undefined ? await countTotal() : 0,
   };
@@ -69,10 +59,10 @@ export interface OffsetParams {
   offset: number;
 }
 
-/** Reads `page` and `pageSize` from a query. */
+/** Reads `page` (1..MAX_PAGE, else a 400) and `pageSize` (clamped to 1..`max`) from a query. */
 export function offsetParams(query: Query, max = MAX_PAGE_SIZE): OffsetParams {
-  const page = positiveInt(query.page, 1);
-  const pageSize = Math.min(positiveInt(query.pageSize, DEFAULT_PAGE_SIZE), max);
+  const page = intParam(query, 'page', { fallback: 1, min: 1, max: MAX_PAGE });
+  const pageSize = intParam(query, 'pageSize', { fallback: DEFAULT_PAGE_SIZE, min: 1, max, clamp: true });
   return { page, pageSize, offset: (page - 1) * pageSize };
 }
 

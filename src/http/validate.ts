@@ -1,4 +1,4 @@
-import { validateSync, type ValidationError } from 'class-validator';
+import { ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { validationError, type FieldError } from './errors';
 
 const codes: Record<string, string> = {
@@ -42,6 +42,13 @@ export function parseBody<T extends object>(Dto: new () => T, body: unknown): T 
   if (errors.length > 0) throw validationError(flatten(errors));
   return instance;
 }
+
+/**
+ * Validates a field only when it is present: unlike class-validator's IsOptional, `null` is
+ * checked like any other value (so a string field refuses it with 422). Fields that take
+ * `null` say so with IsOptional and a `| null` type.
+ */
+export const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

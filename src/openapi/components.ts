@@ -112,16 +112,21 @@ const parameters: Record<string, Parameter> = {
   Limit: {
     name: 'limit',
     in: 'query',
-    description: 'Page size; larger values are clamped to 100.',
+    description: 'Page size; values outside 1..100 are clamped. Anything but a whole number answers 400.',
     schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
   },
   Cursor: {
     name: 'cursor',
     in: 'query',
-    description: 'The `cursor` of the previous page; omit for the first page.',
+    description: 'The `cursor` of the previous page, unchanged; omit for the first page. Any other value answers 400.',
     schema: { type: 'string' },
   },
-  Page: { name: 'page', in: 'query', description: 'Page number.', schema: { type: 'integer', minimum: 1, default: 1 } },
+  Page: {
+    name: 'page',
+    in: 'query',
+    description: 'Page number; anything but a whole number from 1 to 1,000,000 answers 400.',
+    schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+  },
   PageSize: {
     name: 'pageSize',
     in: 'query',

@@ -49,6 +49,10 @@ ran (any 4xx, such as 401 or 422) does not use up its key, so it can be correcte
 ## Pagination
 
 Cursor-paginated lists take \`limit\` (default 20, at most 100) and \`cursor\`, and answer
-\`{ data, cursor, hasMore, total }\`; \`total\` is filled on the first page only. Offset-paginated lists take
-\`page\` and \`pageSize\` and answer \`{ data, page, pageSize, total, totalPages }\`.
+\`{ data, cursor, hasMore, total }\`; \`total\` is filled on the first page only. A cursor is signed for
+the list (and sort) that issued it: pass it back unchanged; any other value is 400 \`BAD_REQUEST\`.
+Offset-paginated lists take \`page\` (1 to 1,000,000) and \`pageSize\` and answer
+\`{ data, page, pageSize, total, totalPages }\`. Counts above their maximum are clamped; a count or page
+that is not a whole number of at most 15 digits, a page out of range, and a query parameter given more than
+once or in bracket form (\`search[]=\`) are 400 \`BAD_REQUEST\`.
 `.trim();

@@ -1,21 +1,21 @@
-import { IsOptional, IsString, IsUrl, Length } from 'class-validator';
+import { IsString, IsUrl, Length } from 'class-validator';
 import { Router } from 'express';
 import type { DataSource } from 'typeorm';
 import { sessionAuth } from '../http/middleware/session-auth';
-import { parseBody } from '../http/validate';
+import { Optional, parseBody } from '../http/validate';
 import { roleIn } from '../services/members-service';
 import type { Services } from '../services';
 
 const WEB_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 
 class CheckoutBody {
-  @IsOptional() @IsString() @Length(1, 255) priceId?: string;
-  @IsOptional() @IsUrl(WEB_URL) successUrl?: string;
-  @IsOptional() @IsUrl(WEB_URL) cancelUrl?: string;
+  @Optional() @IsString() @Length(1, 255) priceId?: string;
+  @Optional() @IsUrl(WEB_URL) successUrl?: string;
+  @Optional() @IsUrl(WEB_URL) cancelUrl?: string;
 }
 
 class PortalBody {
-  @IsOptional() @IsUrl(WEB_URL) returnUrl?: string;
+  @Optional() @IsUrl(WEB_URL) returnUrl?: string;
 }
 
 /** A project's Stripe checkout, billing portal and invoices (`/users/@me/projects/{id}/...`, session cookie). */

@@ -1,4 +1,4 @@
-import { IsEmail, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
 import { Router } from 'express';
 import type { CampaignSending } from '../campaigns/campaign-sending';
 import {
@@ -14,24 +14,24 @@ import { AUDIENCE_TYPES, CAMPAIGN_STATUSES, type AudienceType } from '../entitie
 import { EMAIL_TYPES, type EmailType } from '../entities/template';
 import { badRequest, notFound, validationError } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { textParam } from '../http/query';
+import { isUuid, Optional, parseBody } from '../http/validate';
 
-const given = (_: object, value: unknown) => value !== undefined;
 const nonBlank = { message: '$property must not be empty' };
 
 /** The campaign fields' types and limits; which ones are required is checked before. */
 class CampaignFields {
-  @ValidateIf(given) @IsString() @MinLength(1, nonBlank) @MaxLength(255) name?: string;
+  @Optional() @IsString() @MinLength(1, nonBlank) @MaxLength(255) name?: string;
   @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
-  @ValidateIf(given) @IsString() @MinLength(1, nonBlank) @MaxLength(998) @Matches(/^[^\r\n]*$/, { message: 'subject must not contain line breaks' })
+  @Optional() @IsString() @MinLength(1, nonBlank) @MaxLength(998) @Matches(/^[^\r\n]*$/, { message: 'subject must not contain line breaks' })
   subject?: string;
-  @ValidateIf(given) @IsString() @MinLength(1, nonBlank) body?: string;
-  @ValidateIf(given) @IsEmail({}, { message: 'from must be a valid email address' }) @MaxLength(320) from?: string;
+  @Optional() @IsString() @MinLength(1, nonBlank) body?: string;
+  @Optional() @IsEmail({}, { message: 'from must be a valid email address' }) @MaxLength(320) from?: string;
   @IsOptional() @IsString() @MaxLength(255) @Matches(/^[^\r\n]*$/, { message: 'fromName must not contain line breaks' })
   fromName?: string | null;
   @IsOptional() @IsEmail({}, { message: 'replyTo must be a valid email address' }) @MaxLength(320) replyTo?: string | null;
-  @ValidateIf(given) @IsIn(EMAIL_TYPES, { message: `type must be one of ${EMAIL_TYPES.join(', ')}` }) type?: EmailType;
-  @ValidateIf(given) @IsIn(AUDIENCE_TYPES, { message: `audienceType must be one of ${AUDIENCE_TYPES.join(', ')}` }) audienceType?: AudienceType;
+  @Optional() @IsIn(EMAIL_TYPES, { message: `type must be one of ${EMAIL_TYPES.join(', ')}` }) type?: EmailType;
+  @Optional() @IsIn(AUDIENCE_TYPES, { message: `audienceType must be one of ${AUDIENCE_TYPES.join(', ')}` }) audienceType?: AudienceType;
   @IsOptional() @IsUUID('all', { message: 'segmentId must be a UUID' }) segmentId?: string | null;
 }
 
@@ -62,14 +62,13 @@ function campaignBody(body: unknown, partial: boolean): Partial<CampaignInput> {
 
 /** Filters and order of `GET /campaigns`: an unrecognised `status` is a 400; `sort` and `dir` fall back to the defaults. */
 function listQuery(query: Record<string, unknown>): CampaignListQuery {
-  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   let status: CampaignListQuery['status'];
   if (query.status !== undefined && query.status !== '') {
-    status = CAMPAIGN_STATUSES.find((candidate) => candidate === text(query.status).toUpperCase());
+    status = CAMPAIGN_STATUSES.find((candidate) => candidate === textParam(query, 'status').toUpperCase());
     if (!status) throw badRequest(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`, { details: { status: query.status } });
   }
-  const sort = CAMPAIGN_SORTS.find((candidate) => candidate === text(query.sort)) ?? 'createdAt';
-  return { status, search: text(query.search) || undefined, sort, dir: text(query.dir) === 'asc' ? 'asc' : 'desc' };
+  const sort = CAMPAIGN_SORTS.find((candidate) => candidate === textParam(query, 'sort')) ?? 'createdAt';
+  return { status, search: textParam(query, 'search') || undefined, sort, dir: textParam(query, 'dir') === 'asc' ? 'asc' : 'desc' };
 }
 
 /** `scheduledFor` of a send: omitted or null is now; anything a date parser reads is a time; the rest is a 400. */

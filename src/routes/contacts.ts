@@ -5,12 +5,14 @@ import type { ContactCursor, ContactSort } from '../contacts/contacts-queries';
 import type { FieldsService } from '../contacts/fields-service';
 import { isPlainObject } from '../contacts/data-rules';
 import { BareError, notFound } from '../http/errors';
+import type { Cursors } from '../http/cursors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { intParam } from '../http/query';
+import { isUuid, Optional, parseBody } from '../http/validate';
 
 class ContactPatchBody {
-  @IsOptional() @IsEmail({}, { message: 'email must be a valid email address' }) email?: string;
-  @IsOptional() @IsBoolean() subscribed?: boolean;
+  @Optional() @IsEmail({}, { message: 'email must be a valid email address' }) email?: string;
+  @Optional() @IsBoolean() subscribed?: boolean;
   @IsOptional() @IsObject() data?: Record<string, unknown>;
 }
 
@@ -36,13 +38,14 @@ const contactId = (id: string) => {
 };
 
 /** Contacts and their fields (`/contacts`, `/contacts/fields`). */
-export function contactsRouter(contacts: ContactsService, fields: FieldsService): Router {
+export function contactsRouter(contacts: ContactsService, fields: FieldsService, cursors: Cursors): Router {
   const router = Router();
+  const listCursors = { createdAt: cursors.for<ContactCursor>('contacts:createdAt'), email: cursors.for<ContactCursor>('contacts:email') };
 
   router.get('/contacts', async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    const page = cursorParams<ContactCursor>(query);
     const sort: ContactSort = query.sort === 'email' ? 'email' : 'createdAt';
+    const page = cursorParams(query, listCursors[sort]);
     const dir = query.dir === 'asc' ? 'asc' : 'desc';
     const subscribed = query.subscribed === 'true' ? true : query.subscribed === 'false' ? false : undefined;
     const { rows, countTotal } = await contacts.list(req.project!.id, { search: query.search, subscribed }, sort, dir, page);
@@ -65,7 +68,7 @@ export function contactsRouter(contacts: ContactsService, fields: FieldsService)
   });
 
   router.get('/contacts/fields/:field/values', async (req, res) => {
-    const limit = Math.min(Math.max(Number(req.query.limit) || 50, 1), 500);
+    const limit = intParam(req.query, 'limit', { fallback: 50, min: 1, max: 500, clamp: true });
     res.json(await fields.values(req.project!.id, req.params.field, limit));
   });
 

@@ -2,6 +2,7 @@ import { IsBoolean, IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, MaxLeng
 import { Router, type Request, type Response } from 'express';
 import { eventView, type EventCursor, type EventsService } from '../events/events-service';
 import { notFound } from '../http/errors';
+import type { Cursors } from '../http/cursors';
 import { cursorPage, cursorParams } from '../http/pagination';
 import { isUuid, parseBody } from '../http/validate';
 
@@ -22,14 +23,15 @@ export function trackHandler(events: EventsService) {
 }
 
 /** Reading and deleting events (`/events/*`). */
-export function eventsRouter(events: EventsService): Router {
+export function eventsRouter(events: EventsService, cursors: Cursors): Router {
   const router = Router();
+  const eventCursors = cursors.for<EventCursor>('events');
 
   router.post('/events/track', trackHandler(events));
 
   router.get('/events', async (req, res) => {
     const query = req.query as Record<string, string | undefined>;
-    const page = cursorParams<EventCursor>(query);
+    const page = cursorParams(query, eventCursors);
     if (query.contactId !== undefined && !isUuid(query.contactId)) {
       res.json({ data: [], cursor: null, hasMore: false, total: 0 });
       return;
@@ -49,7 +51,7 @@ export function eventsRouter(events: EventsService): Router {
 
   router.get('/events/contact/:contactId', async (req, res) => {
     if (!isUuid(req.params.contactId)) throw notFound('Contact');
-    const page = cursorParams<EventCursor>(req.query as Record<string, unknown>);
+    const page = cursorParams(req.query, eventCursors);
     const { rows, countTotal } = await events.forContact(req.project!.id, req.params.contactId, page);
     const result = await cursorPage(rows, page, (row) => ({ v: row.sortValue, id: row.event.id }), countTotal);
     res.json({ ...result, data: result.data.map((row) => eventView(row.event)) });

@@ -1,17 +1,17 @@
-import { IsEmail, IsIn, IsOptional } from 'class-validator';
+import { IsEmail, IsIn } from 'class-validator';
 import { Router } from 'express';
 import type { DataSource } from 'typeorm';
 import { MEMBER_ROLES, type MemberRole } from '../entities/project-member';
 import { notFound } from '../http/errors';
 import { sessionAuth } from '../http/middleware/session-auth';
-import { isUuid, parseBody } from '../http/validate';
+import { isUuid, Optional, parseBody } from '../http/validate';
 import { roleIn } from '../services/members-service';
 import { setupState } from '../services/setup-state';
 import type { Services } from '../services';
 
 class InviteBody {
   @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
-  @IsOptional() @IsIn(MEMBER_ROLES) role?: MemberRole;
+  @Optional() @IsIn(MEMBER_ROLES) role?: MemberRole;
 }
 
 class RoleBody {

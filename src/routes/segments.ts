@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { Router } from 'express';
 import { parseCondition } from '../conditions/condition';
 import { contactView } from '../contacts/contacts-service';
@@ -6,25 +6,24 @@ import { isPlainObject } from '../contacts/data-rules';
 import type { SegmentType } from '../entities/segment';
 import { BareError, notFound } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { isUuid, Optional, parseBody } from '../http/validate';
 import { segmentView, type SegmentInput, type SegmentPatch, type SegmentsService } from '../segments/segments-service';
 
 const SEGMENT_TYPES: SegmentType[] = ['DYNAMIC', 'STATIC'];
-const given = (_: object, value: unknown) => value !== undefined;
 
 /** The segment fields beyond the presence of `name` and `condition` (checked first, with bare errors). */
 class SegmentFields {
-  @IsOptional() @IsString() @MaxLength(100) name?: string;
+  @Optional() @IsString() @MaxLength(100) name?: string;
   @IsOptional() @IsString() @MaxLength(500) description?: string | null;
-  @ValidateIf(given) @IsIn(SEGMENT_TYPES, { message: 'type must be DYNAMIC or STATIC' }) type?: SegmentType;
-  @ValidateIf(given) @IsBoolean() trackMembership?: boolean;
+  @Optional() @IsIn(SEGMENT_TYPES, { message: 'type must be DYNAMIC or STATIC' }) type?: SegmentType;
+  @Optional() @IsBoolean() trackMembership?: boolean;
 }
 
 class MembersBody {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsEmail({}, { each: true, message: 'each of emails must be a valid email address' })
   emails: string[];
-  @ValidateIf(given) @IsBoolean() createMissing?: boolean;
-  @ValidateIf(given) @IsBoolean() subscribed?: boolean;
+  @Optional() @IsBoolean() createMissing?: boolean;
+  @Optional() @IsBoolean() subscribed?: boolean;
 }
 
 class RemoveMembersBody {

@@ -1,11 +1,12 @@
-import { IsEmail, IsOptional, IsString } from 'class-validator';
+import { IsEmail, IsString } from 'class-validator';
 import { Router } from 'express';
 import { normalizeEmail } from '../contacts/contacts-service';
 import { normaliseDomain } from '../domains/records';
 import type { SuppressionReason, SuppressionType } from '../entities/suppression';
 import { badRequest, validationError } from '../http/errors';
+import type { Cursors } from '../http/cursors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { parseBody } from '../http/validate';
+import { Optional, parseBody } from '../http/validate';
 import type { SuppressionCursor, SuppressionFilter } from '../suppressions/suppressions-queries';
 import { suppressionView, type SuppressionsService } from '../suppressions/suppressions-service';
 
@@ -13,8 +14,8 @@ const TYPES: SuppressionType[] = ['EMAIL', 'DOMAIN'];
 const REASONS: SuppressionReason[] = ['BOUNCE', 'COMPLAINT', 'MANUAL'];
 
 class SuppressionBody {
-  @IsOptional() @IsEmail({}, { message: 'email must be a valid email address' }) email?: string;
-  @IsOptional() @IsString() domain?: string;
+  @Optional() @IsEmail({}, { message: 'email must be a valid email address' }) email?: string;
+  @Optional() @IsString() domain?: string;
 }
 
 /** One of `allowed` (case-insensitive), undefined when absent; 400 for anything else. */
@@ -49,12 +50,13 @@ function entryToAdd(body: unknown): { type: SuppressionType; value: string } {
 const valueParam = (value: string) => value.trim().toLowerCase();
 
 /** The suppression list (`/suppressions`): addresses and domains the project never sends to. */
-export function suppressionsRouter(suppressions: SuppressionsService): Router {
+export function suppressionsRouter(suppressions: SuppressionsService, cursors: Cursors): Router {
   const router = Router();
+  const listCursors = cursors.for<SuppressionCursor>('suppressions');
 
   router.get('/suppressions', async (req, res) => {
     const query = req.query as Record<string, unknown>;
-    const page = cursorParams<SuppressionCursor>(query);
+    const page = cursorParams(query, listCursors);
     const { rows, countTotal } = await suppressions.list(req.project!.id, listFilter(query), page);
     const result = await cursorPage(rows, page, (row) => ({ t: row.createdAtText, v: row.value }), countTotal);
     res.json({ ...result, data: result.data.map(suppressionView) });

@@ -1,10 +1,11 @@
-import { IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { Router } from 'express';
 import { isPlainObject } from '../contacts/data-rules';
 import { EMAIL_TYPES, type EmailType } from '../entities/template';
 import { BareError, notFound } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { textParam } from '../http/query';
+import { isUuid, Optional, parseBody } from '../http/validate';
 import {
   TEMPLATE_SORTS,
   templateView,
@@ -13,19 +14,18 @@ import {
   type TemplatesService,
 } from '../templates/templates-service';
 
-const given = (_: object, value: unknown) => value !== undefined;
 
 /** The template fields beyond the presence of `name` and `from` (checked first, with bare errors). */
 class TemplateFields {
-  @IsOptional() @IsString() @MaxLength(255) name?: string;
+  @Optional() @IsString() @MaxLength(255) name?: string;
   @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
-  @ValidateIf(given) @IsString() @MaxLength(998) subject?: string;
-  @ValidateIf(given) @IsString() body?: string;
-  @IsOptional() @IsEmail({}, { message: 'from must be a valid email address' }) @MaxLength(320) from?: string;
+  @Optional() @IsString() @MaxLength(998) subject?: string;
+  @Optional() @IsString() body?: string;
+  @Optional() @IsEmail({}, { message: 'from must be a valid email address' }) @MaxLength(320) from?: string;
   @IsOptional() @IsString() @MaxLength(255) @Matches(/^[^\r\n]*$/, { message: 'fromName must not contain line breaks' })
   fromName?: string | null;
   @IsOptional() @IsEmail({}, { message: 'replyTo must be a valid email address' }) @MaxLength(320) replyTo?: string | null;
-  @ValidateIf(given) @IsIn(EMAIL_TYPES, { message: `type must be one of ${EMAIL_TYPES.join(', ')}` }) type?: EmailType;
+  @Optional() @IsIn(EMAIL_TYPES, { message: `type must be one of ${EMAIL_TYPES.join(', ')}` }) type?: EmailType;
 }
 
 const FIELDS = ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const;
@@ -51,10 +51,9 @@ function templateBody(body: unknown, partial: boolean): Partial<TemplateInput> {
 
 /** Filters and order of `GET /templates`; unrecognised `type`, `sort` or `dir` values fall back to the defaults. */
 function listQuery(query: Record<string, unknown>): TemplateListQuery {
-  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
-  const type = EMAIL_TYPES.find((candidate) => candidate === text(query.type).toUpperCase());
-  const sort = TEMPLATE_SORTS.find((candidate) => candidate === text(query.sort)) ?? 'createdAt';
-  return { type, search: text(query.search) || undefined, sort, dir: text(query.dir) === 'asc' ? 'asc' : 'desc' };
+  const type = EMAIL_TYPES.find((candidate) => candidate === textParam(query, 'type').toUpperCase());
+  const sort = TEMPLATE_SORTS.find((candidate) => candidate === textParam(query, 'sort')) ?? 'createdAt';
+  return { type, search: textParam(query, 'search') || undefined, sort, dir: textParam(query, 'dir') === 'asc' ? 'asc' : 'desc' };
 }
 
 const templateId = (id: string) => {

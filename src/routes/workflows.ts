@@ -1,31 +1,31 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { Router } from 'express';
 import { isPlainObject } from '../contacts/data-rules';
 import { EXECUTION_STATUSES, STEP_TYPES, type Branch, type ExecutionStatus, type StepType } from '../entities/workflow';
 import { badRequest, notFound, validationError } from '../http/errors';
+import type { Cursors } from '../http/cursors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { isUuid, Optional, parseBody } from '../http/validate';
 import type { ExecutionStart, ExecutionsService } from '../workflows-api/executions-service';
 import type { StepPosition, WorkflowGraphService } from '../workflows-api/graph-service';
 import { executionView, stepView, transitionView, workflowView } from '../workflows-api/views';
 import type { ExecutionCursor } from '../workflows-api/workflows-queries';
 import type { TriggerConfig, WorkflowPatch, WorkflowsService } from '../workflows-api/workflows-service';
 
-const given = (_: object, value: unknown) => value !== undefined;
 const nonBlank = { message: '$property must not be blank' };
 const NOT_BLANK = /\S/;
 
 class WorkflowFields {
-  @ValidateIf(given) @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
+  @Optional() @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
   @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
-  @ValidateIf(given) @IsIn(['EVENT'], { message: 'triggerType must be EVENT' }) triggerType?: 'EVENT';
-  @ValidateIf(given) @IsBoolean() enabled?: boolean;
-  @ValidateIf(given) @IsBoolean() allowReentry?: boolean;
+  @Optional() @IsIn(['EVENT'], { message: 'triggerType must be EVENT' }) triggerType?: 'EVENT';
+  @Optional() @IsBoolean() enabled?: boolean;
+  @Optional() @IsBoolean() allowReentry?: boolean;
 }
 
 class StepFields {
-  @ValidateIf(given) @IsIn(STEP_TYPES, { message: `type must be one of ${STEP_TYPES.join(', ')}` }) type?: StepType;
-  @ValidateIf(given) @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
+  @Optional() @IsIn(STEP_TYPES, { message: `type must be one of ${STEP_TYPES.join(', ')}` }) type?: StepType;
+  @Optional() @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
 }
 
 class TransitionBody {
@@ -35,8 +35,8 @@ class TransitionBody {
 }
 
 class ExecutionBody {
-  @IsOptional() @IsUUID('all', { message: 'contactId must be a contact id' }) contactId?: string;
-  @IsOptional() @IsString() @MaxLength(320) email?: string;
+  @Optional() @IsUUID('all', { message: 'contactId must be a contact id' }) contactId?: string;
+  @Optional() @IsString() @MaxLength(320) email?: string;
 }
 
 const required = (field: string) => validationError([{ field, code: 'required', message: `${field} is required` }]);
@@ -109,8 +109,9 @@ const transitionId = idOf('Transition');
 const executionId = idOf('Execution');
 
 /** Workflows (`/workflows`): definitions, their graph of steps and transitions, and executions. */
-export function workflowsRouter(workflows: WorkflowsService, graph: WorkflowGraphService, executions: ExecutionsService): Router {
+export function workflowsRouter(workflows: WorkflowsService, graph: WorkflowGraphService, executions: ExecutionsService, cursors: Cursors): Router {
   const router = Router();
+  const executionCursors = cursors.for<ExecutionCursor>('executions');
 
   router.get('/workflows', async (req, res) => {
     res.json((await workflows.list(req.project!.id)).map(({ workflow, graph }) => workflowView(workflow, graph)));
@@ -186,7 +187,7 @@ export function workflowsRouter(workflows: WorkflowsService, graph: WorkflowGrap
 
   router.get('/workflows/:id/executions', async (req, res) => {
     const query = req.query as Record<string, unknown>;
-    const page = cursorParams<ExecutionCursor>(query);
+    const page = cursorParams(query, executionCursors);
     const { rows, countTotal } = await executions.list(req.project!.id, workflowId(req.params.id), statusOf(query.status), page);
     const result = await cursorPage(rows, page, (row) => row.position, countTotal);
     res.json({ ...result, data: result.data.map((row) => executionView(row.execution)) });

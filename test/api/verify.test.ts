@@ -99,7 +99,7 @@ describe('POST /v1/verify', () => {
     expect(await result('ada@privaterelay.appleid.com')).toMatchObject({ isAlias: true, valid: false });
   });
 
-  it('answers 200 with valid false and a reason for malformed addresses', async () => {
+  it('refuses a string that is not an address with 422 invalid_string, the reason as its message', async () => {
     for (const [email, reason] of [
       ['ada..lovelace@acme-mail.test', /consecutive dots/],
       ['ada@acme-mail', /top-level domain/],
@@ -107,9 +107,9 @@ describe('POST /v1/verify', () => {
       ['ada.acme-mail.test', /no @/],
       [`${'a'.repeat(60)}@${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.test`, /longer than 254/],
     ] as const) {
-      const data = await result(email);
-      expect([email, data.valid, data.domainExists]).toEqual([email, false, false]);
-      expect(data.reasons).toEqual([expect.stringMatching(reason)]);
+      const answer = await verify(email);
+      expect([email, answer.status, answer.body.error.code]).toEqual([email, 422, 'VALIDATION_ERROR']);
+      expect(answer.body.error.errors).toEqual([{ field: 'email', code: 'invalid_string', message: expect.stringMatching(reason), received: email }]);
     }
   });
 

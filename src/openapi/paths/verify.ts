@@ -25,7 +25,7 @@ export const pathModule: PathModule = {
   },
   schemas: {
     VerifyRequest: {
-      ...object({ email: described({ type: 'string', minLength: 1 }, 'The address to check.') }),
+      ...object({ email: described({ type: 'string', format: 'email', minLength: 1 }, 'The address to check.') }),
       example: { email: 'ada+news@gmial.com' },
     },
     VerificationResult: object(
@@ -83,8 +83,10 @@ export const pathModule: PathModule = {
         description: [
           'Secret key. Checks one address and answers within a few seconds; nothing is stored and no mail is sent.',
           '',
-          'An address that is malformed is not a request error: the answer is 200 with `valid: false` and the ' +
-            'reason. Only a missing, empty or non-string `email` is refused (422).',
+          'A string that is not an email address (no @, consecutive dots, no top-level domain, too long...) is ' +
+            'refused with 422 `VALIDATION_ERROR`, field code `invalid_string`, the reason as its message; so is a ' +
+            'missing, empty or non-string `email`. A well-formed address that cannot receive mail is a 200 with ' +
+            '`valid: false` and the reasons.',
           '',
           'DNS is asked through the resolvers in `DNS_SERVERS` (the system resolvers when unset); the DNS and ' +
             'website checks run at once, and each gives up after a few seconds. The website check contacts only ' +
@@ -139,31 +141,12 @@ export const pathModule: PathModule = {
                   },
                 },
               },
-              malformed: {
-                summary: 'A malformed address',
-                value: {
-                  success: true,
-                  data: {
-                    email: 'ada..lovelace@example.com',
-                    valid: false,
-                    isDisposable: false,
-                    isAlias: false,
-                    isTypo: false,
-                    isPlusAddressed: false,
-                    isPersonalEmail: false,
-                    domainExists: false,
-                    hasWebsite: false,
-                    hasMxRecords: false,
-                    reasons: ['The part before the @ has consecutive dots.'],
-                  },
-                },
-              },
             },
           }),
           '409': responseRef('IdempotencyKeyReused'),
-          '422': jsonResponse('`email` is missing, empty or not a string (`VALIDATION_ERROR`).', schemaRef('ErrorResponse'), {
+          '422': jsonResponse('`email` is not an email address, or is missing, empty or not a string (`VALIDATION_ERROR`).', schemaRef('ErrorResponse'), {
             example: errorExample(422, 'VALIDATION_ERROR', 'Request validation failed', {
-              errors: [{ field: 'email', message: 'email must be a string', code: 'invalid_type' }],
+              errors: [{ field: 'email', message: 'The part before the @ has consecutive dots.', code: 'invalid_string', received: 'ada..lovelace@example.com' }],
             }),
           }),
           ...commonErrors(400, 401, 403, 413, 429),
