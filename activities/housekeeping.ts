@@ -32,13 +32,13 @@ export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
   return {
     /**
      * Deletes request bookkeeping nobody can use any more: expired idempotency keys, rate
-     * limit windows older than 10 minutes, expired sessions, auth tokens a day past expiry,
+     * limit windows past their expiry, expired sessions, auth tokens a day past expiry,
      * and mail events that waited in the backlog longer than MAIL_EVENT_BACKLOG_HOURS.
      */
     async purgeExpiredRecords(): Promise<PurgeResult> {
       return {
         idempotencyKeys: await purge(`DELETE FROM idempotency_keys WHERE expires_at < now()`),
-        rateLimitWindows: await purge(`DELETE FROM rate_limit_windows WHERE window_start < now() - interval '10 minutes'`),
+        rateLimitWindows: await purge(`DELETE FROM rate_limit_windows WHERE expires_at < now()`),
         sessions: await purge(`DELETE FROM sessions WHERE expires_at < now()`),
         authTokens: await purge(`DELETE FROM auth_tokens WHERE expires_at < now() - interval '1 day'`),
         mailEventBacklog: await dropMailEvents(),

@@ -12,6 +12,7 @@ import { OAuthAccounts1764400000000 } from './1764400000000-oauth-accounts';
 import { MailEventBacklog1764500000000 } from './1764500000000-mail-event-backlog';
 import { OutboxProject1764610000000 } from './1764610000000-outbox-project';
 import { VerifiedMemberships1764623000000 } from './1764623000000-verified-memberships';
+import { RateLimitBuckets1764624000000 } from './1764624000000-rate-limit-buckets';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   MailEventBacklog1764500000000,
   OutboxProject1764610000000,
   VerifiedMemberships1764623000000,
+  RateLimitBuckets1764624000000,
 ];

@@ -53,7 +53,7 @@ export function createApp(deps: AppDeps): Express {
   const services = createServices(deps);
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', true);
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
   app.use(requestId);

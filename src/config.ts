@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -29,6 +30,10 @@ export interface Config {
   dnsServers: string[];
   webhookAllowPrivate: boolean;
   rateLimitPerMinute: number;
+  /** Requests per client address per minute to the sign-in and account-email endpoints of `/auth`. */
+  authRateLimitPerMinute: number;
+  /** Express's `trust proxy`: which peers' `X-Forwarded-For` names the client address. */
+  trustProxy: boolean | number | string;
   idempotencyTtlHours: number;
   disableSignups: boolean;
   /** ADMIN_EMAILS: operators' accounts (lower case), who may lift any project's suspension once their email is verified. */
@@ -183,6 +188,25 @@ function emails(env: Env, name: string): string[] {
   return entries;
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `TRUST_PROXY` as Express takes it: true, false, a number of hops, or addresses, CIDRs and named ranges. */
+function trustProxy(env: Env): boolean | number | string {
+  const raw = str(env, 'TRUST_PROXY') ?? 'loopback';
+  if (/^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
+  if (/^\d+$/.test(raw)) return Number(raw);
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    const [address, prefix, extra] = entry.split('/');
+    const cidr = isIP(address) !== 0 && extra === undefined && (prefix === undefined || /^\d{1,3}$/.test(prefix));
+    if (!cidr && !PROXY_NAMES.includes(entry)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false, a number of hops, or a comma-separated list of addresses, CIDRs and ${PROXY_NAMES.join(', ')}; got "${entry}"`,
+      );
+    }
+  }
+  return raw;
+}
+
 function hostPorts(env: Env, name: string): string[] {
   const raw = str(env, name);
   if (raw === undefined) return [];
@@ -253,6 +277,8 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers: hostPorts(env, 'DNS_SERVERS'),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
+    authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 300, 1),
+    trustProxy: trustProxy(env),
     idempotencyTtlHours: int(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1),
     disableSignups: bool(env, 'DISABLE_SIGNUPS', false),
     adminEmails: emails(env, 'ADMIN_EMAILS'),

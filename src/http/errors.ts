@@ -43,6 +43,10 @@ export const notFound = (what: string) =>
 export const conflict = (message: string, code = 'CONFLICT', details?: Record<string, unknown>) =>
   new ApiError(409, code, message, { details });
 
+/** The 429 of a spent rate limit, with `Retry-After` in seconds. */
+export const rateLimited = (message: string, retryAfterSeconds: number, suggestion: string) =>
+  new ApiError(429, 'RATE_LIMITED', message, { headers: { 'Retry-After': String(retryAfterSeconds) }, suggestion });
+
 export const validationError = (errors: FieldError[], message = 'Request validation failed') =>
   new ApiError(422, 'VALIDATION_ERROR', message, {
     errors,

@@ -1,6 +1,7 @@
 import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
 import { Router, type CookieOptions, type Response } from 'express';
 import type { Config } from '../config';
+import { addressRateLimit } from '../http/middleware/rate-limit';
 import { parseBody } from '../http/validate';
 import { userView } from '../services/auth-service';
 import type { Services } from '../services';
@@ -44,17 +45,21 @@ export function setSessionCookie(res: Response, config: Config, token: string): 
   return res.cookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: SESSION_DAYS * 86_400_000 });
 }
 
-/** Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`); OAuth lives in `oauth.ts`. */
+/**
+ * Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`); OAuth lives in `oauth.ts`.
+ * The endpoints that check a password or send an account email are limited per client address.
+ */
 export function authRouter(services: Services, config: Config, dataSource: DataSource): Router {
   const router = Router();
+  const perAddress = addressRateLimit(dataSource, config.authRateLimitPerMinute);
 
-  router.post('/auth/signup', async (req, res) => {
+  router.post('/auth/signup', perAddress, async (req, res) => {
     const body = parseBody(Credentials, req.body);
     const { user, sessionToken } = await services.auth.signup(body.email, body.password);
     setSessionCookie(res, config, sessionToken).status(201).json(userView(user));
   });
 
-  router.post('/auth/login', async (req, res) => {
+  router.post('/auth/login', perAddress, async (req, res) => {
     const body = parseBody(LoginBody, req.body);
     const { user, sessionToken } = await services.auth.login(body.email, body.password);
     setSessionCookie(res, config, sessionToken).json(userView(user));
@@ -66,7 +71,7 @@ export function authRouter(services: Services, config: Config, dataSource: DataS
     res.clearCookie(SESSION_COOKIE, cookieOptions(config)).json({ success: true });
   });
 
-  router.post('/auth/request-verification', async (req, res) => {
+  router.post('/auth/request-verification', perAddress, async (req, res) => {
     await services.auth.requestVerification(parseBody(EmailBody, req.body).email);
     res.json({ success: true });
   });
@@ -76,12 +81,12 @@ export function authRouter(services: Services, config: Config, dataSource: DataS
     res.json({ success: true });
   });
 
-  router.post('/auth/request-password-reset', async (req, res) => {
+  router.post('/auth/request-password-reset', perAddress, async (req, res) => {
     await services.auth.requestPasswordReset(parseBody(EmailBody, req.body).email);
     res.json({ success: true });
   });
 
-  router.post('/auth/reset-password', async (req, res) => {
+  router.post('/auth/reset-password', perAddress, async (req, res) => {
     const body = parseBody(PasswordResetBody, req.body);
     await services.auth.resetPassword(body.token, body.password);
     res.json({ success: true });

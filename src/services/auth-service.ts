@@ -4,6 +4,7 @@ import { AuthToken, type AuthTokenKind } from '../entities/auth-token';
 import { User } from '../entities/user';
 import { ApiError, conflict, forbidden } from '../http/errors';
 import type { AccountEmails } from './account-emails';
+import type { AuthThrottle } from './auth-throttle';
 import { verifyEmailAndJoin } from './members-service';
 import { hashPassword, verifyPassword } from './passwords';
 import { randomToken, sha256 } from './secrets';
@@ -27,6 +28,7 @@ export class AuthService {
     private readonly dataSource: DataSource,
     private readonly config: Config,
     private readonly emails: AccountEmails,
+    private readonly throttle: AuthThrottle,
   ) {}
 
   private get users() {
@@ -40,9 +42,11 @@ export class AuthService {
   /**
    * Creates an account, opens a session and sends the verification email. Pending invites for
    * the email take effect only once it is verified, so an address is never joined on a claim.
+   * The email is counted before the password is hashed, so a spent budget costs no argon2 time.
    */
   async signup(email: string, password: string): Promise<{ user: User; sessionToken: string }> {
     if (this.config.disableSignups) throw signupsDisabled();
+    await this.throttle.accountEmail(email);
     const passwordHash = await hashPassword(password);
     const rows: { id: string }[] = await this.dataSource.query(
       `INSERT INTO users (email, password_hash) VALUES ($1, $2)
@@ -56,17 +60,23 @@ export class AuthService {
     return { user, sessionToken };
   }
 
-  /** Checks credentials and opens a session; the same 401 for an unknown email and a wrong password. */
+  /**
+   * Checks credentials and opens a session; the same 401 for an unknown email and a wrong
+   * password, and 429 once the email's failed sign-ins are spent, whatever the password.
+   */
   async login(email: string, password: string): Promise<{ user: User; sessionToken: string }> {
+    const giveBack = await this.throttle.loginAttempt(email);
     const user = await this.findByEmail(email);
     if (!(await verifyPassword(user?.passwordHash, password)) || !user) {
       throw new ApiError(401, 'INVALID_CREDENTIALS', 'Invalid email or password');
     }
+    await giveBack();
     return { user, sessionToken: await openSession(this.dataSource, user.id) };
   }
 
-  /** Sends a new verification link when the address belongs to an unverified account. */
+  /** Sends a new verification link when the address belongs to an unverified account; every request counts towards the address's emails. */
   async requestVerification(email: string): Promise<void> {
+    await this.throttle.accountEmail(email);
     const user = await this.findByEmail(email);
     if (!user || user.emailVerified) return;
     await this.emails.verification(user.email, await this.issueToken(user.id, 'VERIFY_EMAIL'));
@@ -79,8 +89,9 @@ export class AuthService {
     });
   }
 
-  /** Sends a password reset link when the address has an account. */
+  /** Sends a password reset link when the address has an account; every request counts towards the address's emails. */
   async requestPasswordReset(email: string): Promise<void> {
+    await this.throttle.accountEmail(email);
     const user = await this.findByEmail(email);
     if (!user) return;
     await this.emails.passwordReset(user.email, await this.issueToken(user.id, 'PASSWORD_RESET'));

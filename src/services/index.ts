@@ -30,6 +30,7 @@ import { WorkflowGraphService } from '../workflows-api/graph-service';
 import { WorkflowsService } from '../workflows-api/workflows-service';
 import { AccountEmails } from './account-emails';
 import { AuthService } from './auth-service';
+import { AuthThrottle } from './auth-throttle';
 import { MembersService } from './members-service';
 import { ProjectsService } from './projects-service';
 
@@ -45,6 +46,7 @@ export interface AppDeps {
 /** The services behind the routes, built once per app. */
 export function createServices(deps: AppDeps) {
   const emails = new AccountEmails(deps.config, deps.mailer);
+  const throttle = new AuthThrottle(deps.dataSource);
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
   const fields = new FieldsService(deps.dataSource);
   const reputation = new ReputationService(deps.dataSource);
@@ -65,11 +67,11 @@ export function createServices(deps: AppDeps) {
     preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
     uploads: new UploadsService(deps.config),
     domains: createDomainsService(deps.config, deps.dataSource),
-    auth: new AuthService(deps.dataSource, deps.config, emails),
+    auth: new AuthService(deps.dataSource, deps.config, emails, throttle),
     projects: new ProjectsService(deps.dataSource, deps.temporal),
     payments: new PaymentsService(deps.dataSource, deps.config, createStripeClient(deps.config)),
     billingLimits: new BillingLimitsService(deps.dataSource),
-    members: new MembersService(deps.dataSource, emails),
+    members: new MembersService(deps.dataSource, emails, throttle),
     activity: new ActivityService(deps.dataSource),
     workflows: new WorkflowsService(deps.dataSource, fields),
     workflowGraph: new WorkflowGraphService(deps.dataSource),

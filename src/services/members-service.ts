@@ -5,6 +5,7 @@ import { MEMBER_ROLES, ProjectMember, type MemberRole } from '../entities/projec
 import { ApiError, conflict, forbidden, notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import type { AccountEmails } from './account-emails';
+import type { AuthThrottle } from './auth-throttle';
 
 /** Turns every pending invite for an email into a membership of the user, who must have verified that email. */
 export async function acceptInvites(manager: EntityManager, userId: string, email: string): Promise<void> {
@@ -79,6 +80,7 @@ export class MembersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly emails: AccountEmails,
+    private readonly throttle: AuthThrottle,
   ) {}
 
   async list(projectId: string) {
@@ -98,37 +100,46 @@ export class MembersService {
   /**
    * Adds the user with this email when their email is verified; otherwise records an invite,
    * which takes effect when the address is verified (CONTRACT 15), and says so in `message`.
+   * The email it sends counts towards the address's account emails: past the budget, 429 and
+   * nothing is written.
    */
   async add(projectId: string, actorRole: MemberRole, actorId: string, email: string, role: MemberRole) {
     requireManager(actorRole);
     if (role === 'OWNER' && actorRole !== 'OWNER') throw forbidden('Only owners may add another owner');
     const project = await this.dataSource.getRepository(Project).findOneByOrFail({ id: projectId });
     const result = await this.dataSource.transaction(async (manager) => {
-      // Locked so that a verification of this user commits either before (a member) or after (it sees the invite).
-      const [user]: { id: string; email: string; email_verified: boolean }[] = await manager.query(
-        'SELECT id, email, email_verified FROM users WHERE lower(email) = lower($1) FOR UPDATE',
-        [email],
-      );
-      if (user?.email_verified) {
-        const inserted: MemberRow[] = await manager.query(
-          `INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3)
-           ON CONFLICT DO NOTHING RETURNING user_id, $4::text AS email, role, created_at`,
-          [projectId, user.id, role, user.email],
-        );
-        if (inserted.length === 0) throw conflict('This user is already a member of the project', 'ALREADY_MEMBER');
-        return { member: memberView(inserted[0]) };
-      }
-      const rows: InviteRow[] = await manager.query(
-        `INSERT INTO project_invites (project_id, email, role, invited_by) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project_id, lower(email)) DO NOTHING RETURNING id, email, role, created_at, $5::boolean AS has_account`,
-        [projectId, email.trim(), role, actorId, Boolean(user)],
-      );
-      if (rows.length === 0) throw conflict('This email is already invited to the project', 'ALREADY_INVITED');
-      const invite = inviteView(rows[0]);
-      return { invite, message: waitingMessage(invite) };
+      const written = await this.memberOrInvite(manager, projectId, actorId, email, role);
+      // Counted once the write stands (a 409 sends nothing); a refusal rolls the write back.
+      await this.throttle.accountEmail(email);
+      return written;
     });
     await this.emails.invitation(email, project.name, 'member' in result);
     return result;
+  }
+
+  private async memberOrInvite(manager: EntityManager, projectId: string, actorId: string, email: string, role: MemberRole) {
+    // Locked so that a verification of this user commits either before (a member) or after (it sees the invite).
+    const [user]: { id: string; email: string; email_verified: boolean }[] = await manager.query(
+      'SELECT id, email, email_verified FROM users WHERE lower(email) = lower($1) FOR UPDATE',
+      [email],
+    );
+    if (user?.email_verified) {
+      const inserted: MemberRow[] = await manager.query(
+        `INSERT INTO project_members (project_id, user_id, role) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING RETURNING user_id, $4::text AS email, role, created_at`,
+        [projectId, user.id, role, user.email],
+      );
+      if (inserted.length === 0) throw conflict('This user is already a member of the project', 'ALREADY_MEMBER');
+      return { member: memberView(inserted[0]) };
+    }
+    const rows: InviteRow[] = await manager.query(
+      `INSERT INTO project_invites (project_id, email, role, invited_by) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (project_id, lower(email)) DO NOTHING RETURNING id, email, role, created_at, $5::boolean AS has_account`,
+      [projectId, email.trim(), role, actorId, Boolean(user)],
+    );
+    if (rows.length === 0) throw conflict('This email is already invited to the project', 'ALREADY_INVITED');
+    const invite = inviteView(rows[0]);
+    return { invite, message: waitingMessage(invite) };
   }
 
   /** Changes a member's role; the last OWNER cannot be demoted. */

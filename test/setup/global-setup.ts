@@ -25,6 +25,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.DATABASE_URL = database.url;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.DATA_DIR = mkdtempSync(path.join(tmpdir(), 'herald-test-data-'));
+  // Every suite signs up from 127.0.0.1 into one database: the per-address /auth limit would
+  // add them all up. Its own tests set a low limit and stand for other addresses.
+  process.env.AUTH_RATE_LIMIT_PER_MINUTE = process.env.AUTH_RATE_LIMIT_PER_MINUTE ?? '100000';
 
   const temporal = await startTestServer(await freePort());
   process.env.HERALD_TEST_TEMPORAL_PORT = String(temporal.port);

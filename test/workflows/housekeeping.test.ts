@@ -74,7 +74,7 @@ describe('purgeExpiredRecords activity', () => {
     await database?.drop();
   });
 
-  it('deletes exactly the expired keys, old rate windows, expired sessions, day-old expired tokens and mail events kept over 24 hours', async () => {
+  it('deletes exactly the expired keys, expired rate windows (an hour-long one kept), expired sessions, day-old expired tokens and mail events kept over 24 hours', async () => {
     const db = database.dataSource;
     const [{ id: projectId }] = await db.query(`INSERT INTO projects (name) VALUES ('Housekeeping') RETURNING id`);
     const [{ id: userId }] = await db.query(
@@ -87,10 +87,10 @@ describe('purgeExpiredRecords activity', () => {
       [projectId],
     );
     await db.query(
-      `INSERT INTO rate_limit_windows (project_id, window_start, count) VALUES
-         ($1, date_trunc('minute', now()) - interval '11 minutes', 5),
-         ($1, date_trunc('minute', now()) - interval '9 minutes', 5),
-         ($1, date_trunc('minute', now()), 5)`,
+      `INSERT INTO rate_limit_windows (bucket, window_start, count, expires_at) VALUES
+         ('project:' || $1, date_trunc('minute', now()) - interval '2 minutes', 5, date_trunc('minute', now())),
+         ('project:' || $1, date_trunc('minute', now()), 5, date_trunc('minute', now()) + interval '2 minutes'),
+         ('account-emails:x', date_trunc('hour', now()) - interval '1 hour', 5, date_trunc('hour', now()) + interval '1 hour')`,
       [projectId],
     );
     await db.query(
@@ -118,10 +118,7 @@ describe('purgeExpiredRecords activity', () => {
     expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1, mailEventBacklog: 1 });
     const column = async (sql: string) => ((await db.query(sql)) as { v: string }[]).map((row) => row.v);
     expect(await column(`SELECT key AS v FROM idempotency_keys ORDER BY key`)).toEqual(['live']);
-    expect(await column(`SELECT (now() - window_start < interval '10 minutes')::text AS v FROM rate_limit_windows`)).toEqual([
-      'true',
-      'true',
-    ]);
+    expect(await column(`SELECT (expires_at > now())::text AS v FROM rate_limit_windows`)).toEqual(['true', 'true']);
     expect(await column(`SELECT token_hash AS v FROM sessions ORDER BY token_hash`)).toEqual(['live']);
     expect(await column(`SELECT token_hash AS v FROM auth_tokens ORDER BY token_hash`)).toEqual(['expired-23h', 'live']);
     expect(await column(`SELECT notification_id AS v FROM mail_event_backlog`)).toEqual(['waited-23h']);

@@ -1,6 +1,8 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { ApiError } from '../errors';
+import { addToWindow } from '../../rate-limits/windows';
+import { clientAddress } from '../client-address';
+import { rateLimited } from '../errors';
 import '../request-context';
 
 const WINDOW_SECONDS = 60;
@@ -9,7 +11,7 @@ const BATCH = 25;
 /** How long locally counted requests may wait before they are added to the shared counter. */
 const SYNC_MS = 250;
 
-/** One project's current window as this process sees it. */
+/** One bucket's current window as this process sees it. */
 interface Window {
   start: number;
   /** The shared count as of the last sync (every process's requests). */
@@ -21,37 +23,39 @@ interface Window {
 }
 
 /**
- * Per-project fixed-window rate limit whose count lives in Postgres, so the budget holds
+ * Per-bucket fixed-window rate limit whose count lives in Postgres, so the budget holds
  * across every API process. Far from the limit a process adds its requests to the shared
  * count in small batches; once a window comes within a batch of the limit, every request
  * is counted in Postgres before it is let through, so the limit itself is exact.
  * Sets `RateLimit-*` headers on each response and answers 429 with `Retry-After`.
  */
-export function rateLimit(dataSource: DataSource, limitPerMinute: number): RequestHandler {
+function windowRateLimit(dataSource: DataSource, limitPerMinute: number, bucketOf: (req: Request) => string): RequestHandler {
   const windows = new Map<string, Window>();
+  let currentStart = 0;
 
-  const flush = async (projectId: string, window: Window) => {
+  const flush = async (bucket: string, window: Window) => {
     const increment = window.pending;
     window.pending = 0;
     window.syncedAt = Date.now();
-    const rows: { count: number }[] = await dataSource.query(
-      `INSERT INTO rate_limit_windows (project_id, window_start, count)
-       VALUES ($1, to_timestamp($2), $3)
-       ON CONFLICT (project_id, window_start) DO UPDATE SET count = rate_limit_windows.count + EXCLUDED.count
-       RETURNING count`,
-      [projectId, window.start, increment],
-    );
-    window.shared = rows[0].count;
+    window.shared = await addToWindow(dataSource, bucket, window.start, WINDOW_SECONDS, increment);
+  };
+
+  /** Forgets the windows of past minutes, so that buckets seen once (client addresses) do not pile up. */
+  const dropPastWindows = (start: number) => {
+    if (start === currentStart) return;
+    currentStart = start;
+    for (const [bucket, window] of windows) if (window.start < start) windows.delete(bucket);
   };
 
   return async (req, res, next) => {
-    const projectId = req.project!.id;
+    const bucket = bucketOf(req);
     const nowSeconds = Date.now() / 1000;
     const start = Math.floor(nowSeconds / WINDOW_SECONDS) * WINDOW_SECONDS;
-    let window = windows.get(projectId);
+    dropPastWindows(start);
+    let window = windows.get(bucket);
     if (!window || window.start !== start) {
       window = { start, shared: 0, pending: 0, syncedAt: 0, sync: undefined };
-      windows.set(projectId, window);
+      windows.set(bucket, window);
     }
     window.pending += 1;
     const nearLimit = window.shared + window.pending + BATCH >= limitPerMinute;
@@ -60,7 +64,7 @@ export function rateLimit(dataSource: DataSource, limitPerMinute: number): Reque
       // Requests arriving during a sync wait for it, then join the next one.
       while (current.sync) await current.sync;
       if (current.pending > 0) {
-        current.sync = flush(projectId, current).finally(() => (current.sync = undefined));
+        current.sync = flush(bucket, current).finally(() => (current.sync = undefined));
         await current.sync;
       }
     }
@@ -70,11 +74,18 @@ export function rateLimit(dataSource: DataSource, limitPerMinute: number): Reque
     res.setHeader('RateLimit-Remaining', String(Math.max(0, limitPerMinute - used)));
     res.setHeader('RateLimit-Reset', String(reset));
     if (used > limitPerMinute) {
-      throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${limitPerMinute} requests per minute exceeded`, {
-        headers: { 'Retry-After': String(reset) },
-        suggestion: `Wait ${reset} seconds before sending more requests.`,
-      });
+      throw rateLimited(`Rate limit of ${limitPerMinute} requests per minute exceeded`, reset, `Wait ${reset} seconds before sending more requests.`);
     }
     next();
   };
+}
+
+/** The per-project limit of key-authenticated requests (`RATE_LIMIT_PER_MINUTE`). */
+export function rateLimit(dataSource: DataSource, limitPerMinute: number): RequestHandler {
+  return windowRateLimit(dataSource, limitPerMinute, (req) => `project:${req.project!.id}`);
+}
+
+/** The per-client-address limit of the sign-in and account-email endpoints (`AUTH_RATE_LIMIT_PER_MINUTE`). */
+export function addressRateLimit(dataSource: DataSource, limitPerMinute: number): RequestHandler {
+  return windowRateLimit(dataSource, limitPerMinute, (req) => `auth-address:${clientAddress(req.ip)}`);
 }

@@ -13,6 +13,7 @@ import {
   object,
   pathParam,
   queryParam,
+  rateLimitHeaders,
   schemaRef,
   uuid,
 } from '../builders';
@@ -32,6 +33,21 @@ const invalidToken: Response = jsonResponse(
     },
   },
 );
+
+/** The 429 of the throttled endpoints: the client address's budget, or the account email's. */
+function throttled(perEmail: string): Response {
+  return jsonResponse(
+    'Throttled (`RATE_LIMITED`): more than `AUTH_RATE_LIMIT_PER_MINUTE` (default 300) requests this minute from the client ' +
+      `address (an IPv6 address counts by its /64)${perEmail}. Counted in Postgres, across every API process; ` +
+      '`Retry-After` says when to try again.',
+    schemaRef('ErrorResponse'),
+    {
+      headers: { 'Retry-After': headerRef('Retry-After'), ...rateLimitHeaders },
+      example: errorExample(429, 'RATE_LIMITED', 'Too many emails were sent to ada@example.com in the last hour; try again in 38 minutes'),
+    },
+  );
+}
+const accountEmailThrottle = ', or more than 5 account emails (verification, password reset, invitation) asked for this address in the last hour, whether or not it has an account';
 
 const oauthProvider = pathParam('provider', 'The OAuth provider, when configured.', { type: 'string', enum: ['github', 'google'] });
 const unknownProvider = errorResponse(404, 'NOT_FOUND', 'The provider is unknown or not configured on this deployment', {
@@ -83,7 +99,7 @@ function emailRequest(operationId: string, summary: string, description: string)
     description: `${description} Answers 200 whether or not an account exists, so accounts cannot be probed.`,
     security: noAuth,
     requestBody: jsonBody(object({ email })),
-    responses: { '200': jsonResponse('Accepted.', success), ...commonErrors(400, 413, 422) },
+    responses: { '200': jsonResponse('Accepted.', success), '429': throttled(accountEmailThrottle), ...commonErrors(400, 413, 422) },
   };
 }
 
@@ -113,6 +129,7 @@ export const pathModule: PathModule = {
           '201': jsonResponse('The new user; the session cookie is set.', schemaRef('User'), { headers: setsCookie }),
           '403': errorResponse(403, 'SIGNUPS_DISABLED', 'This deployment does not accept sign-ups'),
           '409': errorResponse(409, 'EMAIL_TAKEN', 'An account with this email already exists'),
+          '429': throttled(accountEmailThrottle),
           ...commonErrors(400, 413, 422),
         },
       },
@@ -129,6 +146,10 @@ export const pathModule: PathModule = {
           '401': errorResponse(401, 'INVALID_CREDENTIALS', 'Unknown email or wrong password (one answer for both)', {
             message: 'Invalid email or password',
           }),
+          '429': throttled(
+            ', or 10 failed sign-ins for this email in the last 15 minutes (counted whether or not it has an account, ' +
+              'refused with the right password too, and before any password is checked)',
+          ),
           ...commonErrors(400, 413, 422),
         },
       },
@@ -286,6 +307,7 @@ export const pathModule: PathModule = {
         responses: {
           '200': jsonResponse('The password is changed.', success),
           '400': invalidToken,
+          '429': throttled(''),
           ...commonErrors(413, 422),
         },
       },

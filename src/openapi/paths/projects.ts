@@ -5,6 +5,7 @@ import {
   described,
   email,
   errorResponse,
+  headerRef,
   jsonBody,
   jsonResponse,
   object,
@@ -96,7 +97,8 @@ export const pathModule: PathModule = {
         description:
           'An account whose email is verified becomes a member at once (answered as `{ member }`). Any other email, including ' +
           'one of an account that has not verified it, gets a pending invite (answered as `{ invite, message }`), which takes ' +
-          'effect once the address is verified. Either way an email goes to the address.',
+          'effect once the address is verified. Either way an email goes to the address; it counts towards the 5 account ' +
+          'emails an address may receive per hour (429 `RATE_LIMITED` beyond, and nothing is recorded).',
         security: sessionAuth,
         requestBody: jsonBody(
           object({ email, role: { ...schemaRef('MemberRole'), default: 'MEMBER' } }, ['email']),
@@ -119,6 +121,10 @@ export const pathModule: PathModule = {
             'The user is already a member (`ALREADY_MEMBER`) or the email already invited (`ALREADY_INVITED`).',
             schemaRef('ErrorResponse'),
           ),
+          '429': errorResponse(429, 'RATE_LIMITED', 'The address was sent 5 account emails in the last hour; nothing is recorded', {
+            message: 'Too many emails were sent to ada@example.com in the last hour; try again in 38 minutes',
+            headers: { 'Retry-After': headerRef('Retry-After') },
+          }),
           ...commonErrors(400, 401, 404, 413, 422),
         },
       },
