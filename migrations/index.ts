@@ -13,6 +13,7 @@ import { MailEventBacklog1764500000000 } from './1764500000000-mail-event-backlo
 import { OutboxProject1764610000000 } from './1764610000000-outbox-project';
 import { VerifiedMemberships1764623000000 } from './1764623000000-verified-memberships';
 import { RateLimitBuckets1764624000000 } from './1764624000000-rate-limit-buckets';
+import { EmailContents1764630000000 } from './1764630000000-email-contents';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   OutboxProject1764610000000,
   VerifiedMemberships1764623000000,
   RateLimitBuckets1764624000000,
+  EmailContents1764630000000,
 ];

@@ -17,7 +17,9 @@ export type EmailStatus =
 
 /**
  * One message to one recipient. Subject and body are kept as written (with Liquid
- * placeholders) beside the variables, and rendered by the delivery workflow.
+ * placeholders) beside the variables, and rendered by the delivery workflow. The body,
+ * headers and variables are the record's own, or (`contentId`) those of the content it
+ * shares with the other recipients of its `/v1/send` request, which also holds the attachments.
  */
 @Entity('emails')
 export class Email {
@@ -34,7 +36,8 @@ export class Email {
   @Column({ type: 'text', nullable: true }) fromName: string | null;
   @Column({ type: 'text', nullable: true }) replyTo: string | null;
   @Column({ type: 'text' }) subject: string;
-  @Column({ type: 'text' }) body: string;
+  @Column({ type: 'text', nullable: true }) body: string | null;
+  @Column({ type: 'uuid', nullable: true }) contentId: string | null;
   @Column({ type: 'jsonb' }) headers: Record<string, string>;
   @Column({ type: 'jsonb' }) variables: Record<string, unknown>;
   @Column({ type: 'text' }) status: EmailStatus;
@@ -51,10 +54,21 @@ export class Email {
   @UpdateDateColumn({ type: 'timestamptz' }) updatedAt: Date;
 }
 
-/** A file attached to an email, kept until delivery. */
+/** What every recipient of one `/v1/send` request shares, stored once and referenced by each email record. */
+@Entity('email_contents')
+export class EmailContent {
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column({ type: 'uuid' }) projectId: string;
+  @Column({ type: 'text' }) body: string;
+  @Column({ type: 'jsonb' }) headers: Record<string, string>;
+  @Column({ type: 'jsonb' }) variables: Record<string, unknown>;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+}
+
+/** A file attached to a shared content, in the order the request gave. */
 @Entity('email_attachments')
 export class EmailAttachment {
-  @PrimaryColumn({ type: 'uuid' }) emailId: string;
+  @PrimaryColumn({ type: 'uuid' }) contentId: string;
   @PrimaryColumn({ type: 'int' }) position: number;
   @Column({ type: 'text' }) filename: string;
   @Column({ type: 'text' }) contentType: string;

@@ -4,7 +4,7 @@ import { Campaign } from './campaign';
 import { Contact } from './contact';
 import { ContactField } from './contact-field';
 import { Domain } from './domain';
-import { Email, EmailAttachment } from './email';
+import { Email, EmailAttachment, EmailContent } from './email';
 import { EventRecord } from './event-record';
 import { Job, JobUpload } from './job';
 import { AuthToken } from './auth-token';
@@ -44,6 +44,7 @@ export const entities = [
   WorkflowStep,
   WorkflowTransition,
   Email,
+  EmailContent,
   EmailAttachment,
   Suppression,
   BillingLimits,
@@ -67,6 +68,7 @@ export {
   Domain,
   Email,
   EmailAttachment,
+  EmailContent,
   EventRecord,
   Job,
   JobUpload,

@@ -5,11 +5,11 @@ import type { Email } from '../entities/email';
 import type { OutgoingAttachment, OutgoingMessage } from '../mailer/types';
 import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
 
-/** The fields of an email record that composing its message reads. */
+/** The fields of an email record that composing its message reads, with its body (its own or its shared content's). */
 export type ComposableEmail = Pick<
   Email,
-  'id' | 'projectId' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'body' | 'headers' | 'variables' | 'type'
->;
+  'id' | 'projectId' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'headers' | 'variables' | 'type'
+> & { body: string };
 
 /** The contact an email goes to, as composing sees it. */
 export interface ComposableContact {

@@ -4,13 +4,14 @@ import { markSent } from '../campaigns/campaign-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
 import { Contact } from '../entities/contact';
-import { Email, EmailAttachment } from '../entities/email';
+import { Email } from '../entities/email';
 import { MailEventApplier } from '../mail-events/mail-event-applier';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { disabledReason } from '../reputation/reputation-queries';
 import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
+import { loadParts } from './email-contents';
 import { GroupWriter } from '../db/group-writer';
 import { isSuppressed } from './suppressions';
 
@@ -67,13 +68,8 @@ export class Delivery {
     }
     if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(emailId);
     const contact = email.contactId ? await this.dataSource.getRepository(Contact).findOneBy({ id: email.contactId }) : null;
-    const attachments = await this.dataSource.getRepository(EmailAttachment).find({ where: { emailId: email.id }, order: { position: 'ASC' } });
-    const message = await composeMessage(
-      this.config,
-      email,
-      contact,
-      attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })),
-    );
+    const parts = await loadParts(this.dataSource.manager, email);
+    const message = await composeMessage(this.config, { ...email, ...parts }, contact, parts.attachments);
     return this.send(email, message, {
       claim: async (id) => (await this.claim([id]))[0],
       record: (accepted) => this.recordSent([accepted]),

@@ -5,11 +5,12 @@ import type { ContactsService } from '../contacts/contacts-service';
 import type { UpsertOutcome } from '../contacts/contacts-queries';
 import { parseDataPatch } from '../contacts/data-rules';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Email, EmailAttachment } from '../entities/email';
+import { Email } from '../entities/email';
 import { Template } from '../entities/template';
 import { ApiError, validationError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
+import { storeContent } from './email-contents';
 import type { Recipient, SendRequest } from './send-request';
 import { isSuppressed } from './suppressions';
 
@@ -51,9 +52,11 @@ export class SendService {
       const patch = parseDataPatch(request.data);
       const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
       const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
+      const { body } = message;
+      const contentId = await storeContent(tx.manager, projectId, { body, headers: request.headers, variables: patch.transient, attachments: request.attachments });
       const emails: Email[] = [];
       for (const [i, recipient] of request.to.entries()) {
-        emails.push(await this.store(tx.manager, projectId, request, message, recipient, contacts[i], patch.transient));
+        emails.push(await this.store(tx.manager, projectId, message, recipient, contacts[i], contentId));
       }
       const queued = emails.filter((email) => email.status === 'QUEUED');
       // Before the workflows start: waiting for the cap's lock must never stretch the time a
@@ -91,18 +94,17 @@ export class SendService {
     return { subject, body, from, replyTo: request.replyTo ?? template?.replyTo ?? null, type: template?.type ?? 'TRANSACTIONAL', templateId: template?.id ?? null };
   }
 
-  /** Stores one recipient's email record (QUEUED, or SUPPRESSED for a suppressed address) and its attachments. */
+  /** Stores one recipient's email record (QUEUED, or SUPPRESSED for a suppressed address) on the request's shared content. */
   private async store(
     manager: EntityManager,
     projectId: string,
-    request: SendRequest,
     message: Message,
     recipient: Recipient,
     contact: UpsertOutcome,
-    variables: Record<string, unknown>,
+    contentId: string,
   ): Promise<Email> {
     const suppressed = await isSuppressed(manager, projectId, contact.email);
-    const email = await manager.save(
+    return manager.save(
       manager.create(Email, {
         projectId,
         contactId: contact.id,
@@ -115,20 +117,14 @@ export class SendService {
         fromName: message.from.name ?? null,
         replyTo: message.replyTo,
         subject: message.subject,
-        body: message.body,
-        headers: request.headers,
-        variables,
+        body: null,
+        contentId,
+        headers: {},
+        variables: {},
         status: suppressed ? 'SUPPRESSED' : 'QUEUED',
         attempts: 0,
       }),
     );
-    if (!suppressed && request.attachments.length > 0) {
-      await manager.insert(
-        EmailAttachment,
-        request.attachments.map((attachment, position) => ({ emailId: email.id, position, ...attachment })),
-      );
-    }
-    return email;
   }
 
   /**

@@ -20,6 +20,7 @@ export const PROJECT_DATA_TABLES: string[] = [
   'campaigns',
   'segments',
   'emails',
+  'email_contents',
   'events',
   'jobs',
   'contacts',

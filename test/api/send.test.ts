@@ -265,6 +265,35 @@ describe('POST /v1/send through SES', () => {
     expect(parsed.attachments).toHaveLength(1);
     expect(parsed.attachments[0].filename).toBe('report.txt');
     expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer).toString()).toBe('quarterly numbers');
-    expect(await api.dataSource.query('SELECT 1 FROM email_attachments WHERE email_id = $1', [emailId])).toHaveLength(1);
+  });
+
+  it('stores the body, headers, one-off data and attachments of a request once, and renders them for each recipient', async () => {
+    const to = ['share-1@example.com', 'share-2@example.com', 'share-3@example.com'];
+    const pdf = Buffer.alloc(64 * 1024, 7);
+    const answer = await send({
+      to,
+      subject: 'Report',
+      body: '<p>For {{ email }}: {{ code }}</p>',
+      headers: { 'X-Report': 'q3' },
+      data: { code: { value: 'C-42', persistent: false } },
+      attachments: [{ filename: 'report.pdf', content: pdf.toString('base64'), contentType: 'application/pdf' }],
+    });
+    const ids = answer.body.data.emails.map((e: { email: string }) => e.email);
+    await settled(api, ids);
+
+    const contents = await api.dataSource.query(
+      `SELECT c.id, octet_length(c.body) AS body_bytes, (SELECT count(*)::int FROM email_attachments a WHERE a.content_id = c.id) AS attachments
+         FROM email_contents c WHERE c.project_id = $1`,
+      [projectId],
+    );
+    expect(contents).toEqual([{ id: expect.any(String), body_bytes: 34, attachments: 1 }]);
+    const emails = await api.dataSource.query('SELECT body, content_id, headers, variables FROM emails WHERE id = ANY($1::uuid[])', [ids]);
+    expect(emails).toEqual(Array(3).fill({ body: null, content_id: contents[0].id, headers: {}, variables: {} }));
+    for (const [i, id] of ids.entries()) {
+      const parsed = await PostalMime.parse(sentTo(id)[0].raw!);
+      expect(parsed.html?.trim()).toBe(`<p>For ${to[i]}: C-42</p>`);
+      expect(parsed.headers.find((h) => h.key === 'x-report')?.value).toBe('q3');
+      expect(Buffer.from(parsed.attachments[0].content as ArrayBuffer).equals(pdf)).toBe(true);
+    }
   });
 });
