@@ -6,6 +6,7 @@ import {
   errorResponse,
   jsonBody,
   jsonResponse,
+  MULTIPART_LIMITS_NOTE,
   object,
   pathParam,
   rateLimitHeaders,
@@ -114,7 +115,8 @@ export const pathModule: PathModule = {
         summary: 'Import contacts from CSV',
         description: [
           'Uploads a CSV file (at most 5 MiB, 5,242,880 bytes) as the multipart field `file`; the rows are upserted ' +
-            'by email in the background. Several imports may run at once.',
+            'by email in the background. Several imports may run at once. ' +
+            MULTIPART_LIMITS_NOTE,
           '',
           '- Column `email` is required (the header is matched case-insensitively and trimmed).',
           '- Optional column `subscribed`: `true`/`false`, `1`/`0`, `yes`/`no`. New contacts are subscribed unless ' +
@@ -149,7 +151,7 @@ export const pathModule: PathModule = {
             'The upload is not a CSV file, has no `file` field, or has no `email` column (`VALIDATION_ERROR`).',
             schemaRef('ErrorResponse'),
           ),
-          ...commonErrors(...secretKeyErrors),
+          ...commonErrors(400, ...secretKeyErrors),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { commonErrors, described, errorResponse, jsonResponse, noAuth, object, pathParam, rateLimitHeaders, schemaRef, uuid } from '../builders';
+import { commonErrors, described, errorResponse, jsonResponse, MULTIPART_LIMITS_NOTE, noAuth, object, pathParam, rateLimitHeaders, schemaRef, uuid } from '../builders';
 import type { PathModule } from '../types';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -19,7 +19,8 @@ export const pathModule: PathModule = {
         summary: 'Upload an image',
         description:
           'Multipart field `file`: a PNG, JPEG, GIF or WebP image, judged by its content (not its name or declared ' +
-          'type), at most 5 MiB (5,242,880 bytes). Secret key.',
+          'type), at most 5 MiB (5,242,880 bytes). Secret key. ' +
+          MULTIPART_LIMITS_NOTE,
         requestBody: {
           required: true,
           content: {
@@ -40,7 +41,7 @@ export const pathModule: PathModule = {
             'No `file` field, or its content is not a PNG, JPEG, GIF or WebP image (`VALIDATION_ERROR`).',
             schemaRef('ErrorResponse'),
           ),
-          ...commonErrors(401, 403, 429),
+          ...commonErrors(400, 401, 403, 429),
         },
       },
     },
