@@ -14,6 +14,7 @@ import { OutboxProject1764610000000 } from './1764610000000-outbox-project';
 import { VerifiedMemberships1764623000000 } from './1764623000000-verified-memberships';
 import { RateLimitBuckets1764624000000 } from './1764624000000-rate-limit-buckets';
 import { EmailContents1764630000000 } from './1764630000000-email-contents';
+import { DomainClaims1764641000000 } from './1764641000000-domain-claims';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   VerifiedMemberships1764623000000,
   RateLimitBuckets1764624000000,
   EmailContents1764630000000,
+  DomainClaims1764641000000,
 ];

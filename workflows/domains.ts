@@ -14,20 +14,25 @@ const { checkPendingDomainBatch } = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
 });
 
-/** What one run checked and how many domains it found verified. */
+/** What one run checked, how many domains it found verified, and how many claims lapsed. */
 export interface DomainCheckSummary {
   checked: number;
   verified: number;
+  lapsed: number;
 }
 
-/** `checkPendingDomains`: checks every PENDING domain over DNS once, batch by batch, in id order. */
+/**
+ * `checkPendingDomains`: checks every PENDING domain over DNS once, batch by batch, in id order,
+ * and removes the claims PENDING for too long (with their identities).
+ */
 export async function checkPendingDomains(): Promise<DomainCheckSummary> {
-  const summary: DomainCheckSummary = { checked: 0, verified: 0 };
+  const summary: DomainCheckSummary = { checked: 0, verified: 0, lapsed: 0 };
   let after: string | null = null;
   do {
     const batch: DomainBatchResult = await checkPendingDomainBatch({ after, limit: DOMAIN_CHECK_BATCH_SIZE });
     summary.checked += batch.checked;
     summary.verified += batch.verified;
+    summary.lapsed += batch.lapsed;
     after = batch.next;
   } while (after !== null);
   log.info('Checked pending domains', { ...summary });

@@ -3,9 +3,11 @@ import type { Config } from '../config';
 import { Domain, type DomainRecord } from '../entities/domain';
 import { ApiError, conflict, notFound, validationError } from '../http/errors';
 import { isUuid } from '../http/validate';
+import { logger } from '../logger';
 import { checkRecords } from './dns-check';
+import * as queries from './domain-queries';
 import { mailFromAndDmarcRecords, normaliseDomain, recordRole, statusAfterCheck } from './records';
-import { createSenderIdentities, SenderIdentityError, type SenderIdentities } from './sender-identities';
+import { createSenderIdentities, ForeignIdentityError, SenderIdentityError, type SenderIdentities } from './sender-identities';
 
 /** How long the lookups of one domain check may take in all. */
 const DNS_TIMEOUT_MS = 5000;
@@ -25,10 +27,11 @@ export function domainView(domain: Domain) {
   };
 }
 
-/** What one background batch did; `next` is the id to continue after, null when no pending domain is left. */
+/** What one background batch did (`lapsed`: claims removed after CLAIM_LAPSE_DAYS PENDING); `next` is the id to continue after, null when no pending domain is left. */
 export interface DomainBatchResult {
   checked: number;
   verified: number;
+  lapsed: number;
   next: string | null;
 }
 
@@ -40,14 +43,23 @@ export interface DomainsServiceOptions {
   sesRegion: string;
 }
 
-/** Sender domains: registered with the transport's identities, verified over DNS, one project each. */
+/**
+ * Sender domains: registered with the transport's identities, verified over DNS, one project each.
+ * A claim (domain row) owns its identity: removing the claim (deleting the domain or its project,
+ * or the claim lapsing after CLAIM_LAPSE_DAYS PENDING) removes the identity, and a new claim never
+ * inherits one (see SesSenderIdentities.register).
+ */
 export class DomainsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly options: DomainsServiceOptions,
   ) {}
 
-  /** Claims a domain for the project and answers the DNS records its owner publishes; 409 when any project has it. */
+  /**
+   * Claims a domain for the project and answers the DNS records its owner publishes; 409 when a
+   * project has it (a lapsed claim is removed first). The claim row is written first and the identity
+   * registered under it, in one transaction: a concurrent claim waits for it, a failure leaves nothing.
+   */
   async add(projectId: string, input: string): Promise<Domain> {
     const name = normaliseDomain(input);
     if (!name) {
@@ -55,18 +67,14 @@ export class DomainsService {
         { field: 'domain', code: 'invalid_string', message: 'domain must be a hostname such as example.com', received: input },
       ]);
     }
-    const taken = async () => (await this.dataSource.query(`SELECT 1 FROM domains WHERE domain = $1`, [name])).length > 0;
-    if (await taken()) throw domainTaken(name);
-    const identityRecords = await this.provider(() => this.options.identities.register(name));
-    const records: DomainRecord[] = [...identityRecords, ...mailFromAndDmarcRecords(name, this.options.sesRegion)];
-    const inserted: { id: string }[] = await this.dataSource.query(
-      `INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'PENDING', $3)
-       ON CONFLICT (domain) DO NOTHING RETURNING id`,
-      [projectId, name, JSON.stringify(records)],
-    );
-    // Claimed by a concurrent request: the identity is now that project's, so it is left in place.
-    if (inserted.length === 0) throw domainTaken(name);
-    return this.dataSource.getRepository(Domain).findOneByOrFail({ id: inserted[0].id });
+    await this.release({ domain: name, lapsed: true });
+    return this.dataSource.transaction(async (manager) => {
+      const id = await queries.insertClaim(manager, projectId, name);
+      if (!id) throw domainTaken(name);
+      const identityRecords = await this.provider(() => this.options.identities.register(name, id));
+      await queries.setRecords(manager, id, [...identityRecords, ...mailFromAndDmarcRecords(name, this.options.sesRegion)]);
+      return manager.findOneByOrFail(Domain, { id });
+    });
   }
 
   /** The project's domains, verified and pending, newest first. */
@@ -86,34 +94,54 @@ export class DomainsService {
     return this.check(await this.get(projectId, id));
   }
 
-  /** Unregisters the domain from the transport's identities, then deletes it. */
+  /** Deletes a domain of the project with its identity. */
   async remove(projectId: string, id: string): Promise<void> {
-    const domain = await this.get(projectId, id);
-    await this.provider(() => this.options.identities.remove(domain.domain));
-    await this.dataSource.getRepository(Domain).delete({ id: domain.id });
+    await this.release({ id: (await this.get(projectId, id)).id });
+  }
+
+  /** Deletes every domain of the project with its identity, before the project itself is deleted. */
+  async removeAll(projectId: string): Promise<void> {
+    for (const domain of await this.list(projectId)) await this.release({ id: domain.id });
   }
 
   /**
    * Checks up to `limit` PENDING domains (of every project) whose id follows `after`, in id order,
-   * a few at a time. The background `checkPendingDomains` workflow pages through them with it.
+   * a few at a time, and removes the claims among them that lapsed. The background
+   * `checkPendingDomains` workflow pages through them with it; a retried batch does the rest.
    */
   async checkPendingBatch(after: string | null, limit: number): Promise<DomainBatchResult> {
-    const domains = await this.dataSource.query<{ id: string }[]>(
-      `SELECT id FROM domains WHERE status = 'PENDING' AND ($1::uuid IS NULL OR id > $1) ORDER BY id LIMIT $2`,
-      [after, limit],
-    );
+    const domains = await queries.pendingPage(this.dataSource.manager, after, limit);
     const repository = this.dataSource.getRepository(Domain);
-    let verified = 0;
+    const result: DomainBatchResult = { checked: domains.length, verified: 0, lapsed: 0, next: domains.length === limit ? domains[domains.length - 1].id : null };
     for (let start = 0; start < domains.length; start += CHECK_CONCURRENCY) {
       const slice = domains.slice(start, start + CHECK_CONCURRENCY);
       await Promise.all(
-        slice.map(async ({ id }) => {
+        slice.map(async ({ id, lapsed }) => {
+          if (lapsed) {
+            if (await this.release({ id, lapsed })) result.lapsed += 1;
+            return;
+          }
           const domain = await repository.findOneBy({ id, status: 'PENDING' });
-          if (domain && (await this.check(domain)).status === 'VERIFIED') verified += 1;
+          if (domain && (await this.check(domain)).status === 'VERIFIED') result.verified += 1;
         }),
       );
     }
-    return { checked: domains.length, verified, next: domains.length === limit ? domains[domains.length - 1].id : null };
+    return result;
+  }
+
+  /**
+   * Removes a claim: locks its row, unregisters its identity (a failure is a 503 and keeps the
+   * claim, so it can be tried again), then deletes the row. Answers whether there was one to remove.
+   */
+  private async release(target: queries.ClaimTarget): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const claim = await queries.lockClaim(manager, target);
+      if (!claim) return false;
+      await this.provider(() => this.options.identities.remove(claim.domain));
+      await queries.deleteClaim(manager, claim.id);
+      if (target.lapsed) logger.info({ ...claim, days: queries.CLAIM_LAPSE_DAYS }, 'domain claim lapsed: PENDING too long, removed with its identity');
+      return true;
+    });
   }
 
   /**
@@ -134,22 +162,19 @@ export class DomainsService {
     const status = statusAfterCheck(domain.status, records);
     let verifiedAt: Date | null = null;
     if (status === 'VERIFIED') verifiedAt = (domain.status === 'VERIFIED' && domain.verifiedAt) || new Date();
-    const lastCheckedAt = new Date();
-    const [, stored] = (await this.dataSource.query(
-      `UPDATE domains SET records = $2, status = $3, verified_at = $4, last_checked_at = $5
-        WHERE id = $1 AND last_checked_at IS NOT DISTINCT FROM $6`,
-      [domain.id, JSON.stringify(records), status, verifiedAt, lastCheckedAt, domain.lastCheckedAt],
-    )) as [unknown, number];
-    const checked = Object.assign(domain, { records, status, verifiedAt, lastCheckedAt });
-    if (stored > 0) return checked;
+    const result = { records, status, verifiedAt, lastCheckedAt: new Date() };
+    const stored = await queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
+    const checked = Object.assign(domain, result);
+    if (stored) return checked;
     return (await this.dataSource.getRepository(Domain).findOneBy({ id: domain.id })) ?? checked;
   }
 
-  /** Runs a call to the identity provider; its failure is a 503 the client may retry. */
+  /** Runs a call to the identity provider; its failure is a 503 the client may retry, a foreign identity a 409. */
   private async provider<T>(call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
+      if (err instanceof ForeignIdentityError) throw foreignIdentity(err.domain);
       if (!(err instanceof SenderIdentityError)) throw err;
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'The email provider could not be reached; try again shortly', {
         details: { reason: err.message },
@@ -168,4 +193,16 @@ export function createDomainsService(config: Config, dataSource: DataSource): Do
 }
 
 const domainTaken = (domain: string) =>
-  conflict(`The domain ${domain} has already been added to a project`, 'DOMAIN_TAKEN', { domain });
+  conflict(
+    `The domain ${domain} has already been added to a project; a claim that stays PENDING for ${queries.CLAIM_LAPSE_DAYS} days lapses, and it may be added then`,
+    'DOMAIN_TAKEN',
+    { domain },
+  );
+
+const foreignIdentity = (domain: string) =>
+  conflict(
+    `The email provider already has an identity for ${domain} that Herald did not create, and Herald will not take it over. ` +
+      `Ask the operator of this Herald to delete it from SES (aws sesv2 delete-email-identity --email-identity ${domain}) if nothing uses it, then add the domain again`,
+    'DOMAIN_IDENTITY_EXISTS',
+    { domain },
+  );

@@ -17,8 +17,11 @@ import { mailFromDomain } from './records';
  * identity and its DKIM CNAMEs; on other transports, a verification TXT that Herald checks itself.
  */
 export interface SenderIdentities {
-  /** Registers the domain and returns its identity records to publish. */
-  register(domain: string): Promise<DomainRecord[]>;
+  /**
+   * Registers the domain for the claim `claimId` (a domain row's id) and returns its identity
+   * records to publish. Never takes over an identity another claim or anyone else made.
+   */
+  register(domain: string, claimId: string): Promise<DomainRecord[]>;
   /** Whether the provider itself has found the identity records (undefined: it does not say). */
   providerVerified(domain: string): Promise<boolean | undefined>;
   /** Unregisters the domain; one that is not registered is no error. */
@@ -28,22 +31,43 @@ export interface SenderIdentities {
 /** A failure of the identity provider (SES) the caller may retry. */
 export class SenderIdentityError extends Error {}
 
+/** SES has an identity for the domain that Herald did not create: it is left alone, and the domain refused. */
+export class ForeignIdentityError extends Error {
+  constructor(readonly domain: string) {
+    super(`SES already has an identity for ${domain} that Herald did not create`);
+  }
+}
+
+/** The tag on each SES identity Herald creates: the id of the domain claim it was created for. */
+const CLAIM_TAG = 'herald-domain-claim';
+
 const awsErrorName = (err: unknown) => (err as { name?: string }).name;
 
-/** SES v2 domain identities with Easy DKIM: three CNAMEs `<token>._domainkey.<domain>` -> `<token>.dkim.amazonses.com`. */
+/**
+ * SES v2 domain identities with Easy DKIM: three CNAMEs `<token>._domainkey.<domain>` ->
+ * `<token>.dkim.amazonses.com`. Each identity is tagged with the claim it was created for.
+ */
 export class SesSenderIdentities implements SenderIdentities {
   constructor(private readonly client: SESv2Client) {}
 
-  async register(domain: string): Promise<DomainRecord[]> {
+  /**
+   * Creates the identity. One SES already has is this claim's own when its tag says so (a retried
+   * call); one left by a claim that is gone is deleted and created anew, so that its DKIM records,
+   * perhaps still in DNS, prove nothing; one without Herald's tag is refused (ForeignIdentityError).
+   */
+  async register(domain: string, claimId: string): Promise<DomainRecord[]> {
     const tokens = await this.call('CreateEmailIdentity', async () => {
       try {
-        const created = await this.client.send(new CreateEmailIdentityCommand({ EmailIdentity: domain }));
-        return created.DkimAttributes?.Tokens;
+        return await this.create(domain, claimId);
       } catch (err) {
-        // Left behind by an earlier delete that could not reach SES: take it over as it is.
         if (awsErrorName(err) !== 'AlreadyExistsException') throw err;
         const existing = await this.client.send(new GetEmailIdentityCommand({ EmailIdentity: domain }));
-        return existing.DkimAttributes?.Tokens;
+        const claim = existing.Tags?.find((tag) => tag.Key === CLAIM_TAG)?.Value;
+        if (claim === claimId) return existing.DkimAttributes?.Tokens;
+        if (claim === undefined) throw new ForeignIdentityError(domain);
+        logger.info({ domain, claimId, earlierClaim: claim }, 'Replacing the SES identity an earlier claim left');
+        await this.client.send(new DeleteEmailIdentityCommand({ EmailIdentity: domain }));
+        return this.create(domain, claimId);
       }
     });
     if (!tokens?.length) throw new SenderIdentityError(`SES answered no DKIM tokens for ${domain}`);
@@ -76,6 +100,13 @@ export class SesSenderIdentities implements SenderIdentities {
     });
   }
 
+  private async create(domain: string, claimId: string): Promise<string[] | undefined> {
+    const created = await this.client.send(
+      new CreateEmailIdentityCommand({ EmailIdentity: domain, Tags: [{ Key: CLAIM_TAG, Value: claimId }] }),
+    );
+    return created.DkimAttributes?.Tokens;
+  }
+
   /**
    * Tells SES to use `mail.<domain>` as MAIL FROM, which its MX and SPF records serve. Not fatal:
    * until it is set, SES sends with its own MAIL FROM (amazonses.com) and mail still flows.
@@ -98,6 +129,7 @@ export class SesSenderIdentities implements SenderIdentities {
     try {
       return await run();
     } catch (err) {
+      if (err instanceof ForeignIdentityError) throw err;
       throw new SenderIdentityError(`SES ${operation} failed: ${awsErrorName(err) ?? 'Error'}: ${(err as Error).message}`, {
         cause: err,
       });

@@ -22,4 +22,6 @@ export class Domain {
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) verifiedAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) lastCheckedAt: Date | null;
+  /** When it last became PENDING (added, or fallen back from VERIFIED): the claim lapses 7 days later. */
+  @Column({ type: 'timestamptz' }) pendingSince: Date;
 }

@@ -50,6 +50,7 @@ export function createServices(deps: AppDeps) {
   const contacts = new ContactsService(deps.dataSource, deps.dispatcher);
   const fields = new FieldsService(deps.dataSource);
   const reputation = new ReputationService(deps.dataSource);
+  const domains = createDomainsService(deps.config, deps.dataSource);
   return {
     contacts,
     fields,
@@ -66,9 +67,9 @@ export function createServices(deps: AppDeps) {
     suppressions: new SuppressionsService(deps.dataSource),
     preferences: new PreferencesService(deps.dataSource, deps.config, contacts),
     uploads: new UploadsService(deps.config),
-    domains: createDomainsService(deps.config, deps.dataSource),
+    domains,
     auth: new AuthService(deps.dataSource, deps.config, emails, throttle),
-    projects: new ProjectsService(deps.dataSource, deps.temporal),
+    projects: new ProjectsService(deps.dataSource, deps.temporal, domains),
     payments: new PaymentsService(deps.dataSource, deps.config, createStripeClient(deps.config)),
     billingLimits: new BillingLimitsService(deps.dataSource),
     members: new MembersService(deps.dataSource, emails, throttle),

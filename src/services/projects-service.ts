@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import type { DomainsService } from '../domains/domains-service';
 import { ApiKey } from '../entities/api-key';
 import { Project } from '../entities/project';
 import { ProjectMember, type MemberRole } from '../entities/project-member';
@@ -29,6 +30,7 @@ export class ProjectsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly temporal: Client | undefined,
+    private readonly domains: DomainsService,
   ) {}
 
   private async prefixes(projectId: string): Promise<Record<string, string>> {
@@ -67,9 +69,14 @@ export class ProjectsService {
     return this.get(projectId, role);
   }
 
-  /** Deletes the project (OWNER only) with its data, cancelling the Temporal workflows of its work under way. */
+  /**
+   * Deletes the project (OWNER only) with its data: its domains first, with their SES identities (a
+   * failure to reach SES is a 503 and keeps the project), then the rest, cancelling the Temporal
+   * workflows of its work under way.
+   */
   async delete(projectId: string, role: MemberRole): Promise<void> {
     if (role !== 'OWNER') throw forbidden('Only project owners may delete a project');
+    await this.domains.removeAll(projectId);
     const running = await this.dataSource.transaction(async (manager) => {
       const ids = await wipeProjectData(manager, projectId);
       await manager.delete(Project, { id: projectId });

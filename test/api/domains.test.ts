@@ -294,8 +294,9 @@ describe('domains (SES transport: Easy DKIM identities)', () => {
     await dns.close();
   });
 
-  const add = (domain: string) => client.post('/domains', { domain }, { key: project.secretKey });
-  const verify = (id: string) => client.get(`/domains/${id}/verify`, { key: project.secretKey });
+  const add = (domain: string, key = project.secretKey) => client.post('/domains', { domain }, { key });
+  const verify = (id: string, key = project.secretKey) => client.get(`/domains/${id}/verify`, { key });
+  const dkimValues = (records: DomainRecord[]) => records.filter((r) => r.type === 'CNAME').map((r) => r.value);
 
   it("registers an SES identity and answers its three DKIM CNAMEs and the region's MAIL FROM records", async () => {
     const domain = uniqueDomain('ses');
@@ -354,7 +355,7 @@ describe('domains (SES transport: Easy DKIM identities)', () => {
     ]);
   });
 
-  it('answers 409 before asking SES, and takes over an identity SES still has from an earlier claim', async () => {
+  it('answers 409 before asking SES, and replaces an identity an earlier claim left: new DKIM tokens to publish', async () => {
     const domain = uniqueDomain('ses');
     const { body: first } = await add(domain);
     const creates = () => ses.requests.filter((r) => r.method === 'POST' && r.path === '/v2/email/identities').length;
@@ -362,11 +363,84 @@ describe('domains (SES transport: Easy DKIM identities)', () => {
     expect((await add(domain)).status).toBe(409);
     expect(creates()).toBe(before);
 
-    // As if a delete had not reached SES: the row is gone, the identity is not.
+    // As if a delete had not reached SES: the row is gone, the identity (tagged with that claim) is not.
     await api.dataSource.query(`DELETE FROM domains WHERE id = $1`, [first.id]);
     const again = await add(domain);
     expect(again.status).toBe(201);
-    expect(again.body.records.slice(0, 3)).toEqual(first.records.slice(0, 3));
+    expect(dkimValues(again.body.records)).toHaveLength(3);
+    expect(dkimValues(again.body.records)).not.toEqual(dkimValues(first.records));
+    expect(ses.identities.get(domain)!.dkimTokens.map((token) => `${token}.dkim.amazonses.com`)).toEqual(dkimValues(again.body.records));
+  });
+
+  it('refuses with 409 DOMAIN_IDENTITY_EXISTS a domain whose SES identity Herald did not create, and leaves that identity alone', async () => {
+    const domain = uniqueDomain('ses');
+    const made = await fetch(`${ses.endpoint}/v2/email/identities`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ EmailIdentity: domain }),
+    });
+    expect(made.status).toBe(200);
+    const tokens = [...ses.identities.get(domain)!.dkimTokens];
+
+    const refused = await add(domain);
+
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'DOMAIN_IDENTITY_EXISTS', details: { domain } });
+    expect(refused.body.error.message).toContain(`aws sesv2 delete-email-identity --email-identity ${domain}`);
+    expect(ses.identities.get(domain)!.dkimTokens).toEqual(tokens);
+    const listed = await client.get(`/domains/project/${project.id}`, { key: project.secretKey });
+    expect(listed.body.map((d: { domain: string }) => d.domain)).not.toContain(domain);
+  });
+
+  it("deletes a project's SES identities with it: a project adding the domain later gets new DKIM tokens and is not verified by the owner's records", async () => {
+    const owner = await signupWithProject(api);
+    const domain = uniqueDomain('ses');
+    const { body: owned } = await add(domain, owner.project.secretKey);
+    publish(dns, owned.records);
+    ses.verifyIdentity(domain);
+    expect((await verify(owned.id, owner.project.secretKey)).body.status).toBe('VERIFIED');
+
+    expect((await owner.client.delete(`/users/@me/projects/${owner.project.id}`)).body).toEqual({ success: true });
+    expect(ses.identities.has(domain)).toBe(false);
+
+    // The owner's records stay in DNS; they name the old tokens, which prove nothing now.
+    const { status, body: claimed } = await add(domain);
+    expect(status).toBe(201);
+    expect(dkimValues(claimed.records)).not.toEqual(dkimValues(owned.records));
+    const checked = await verify(claimed.id);
+    expect(checked.body.status).toBe('PENDING');
+    expect(checked.body.records.filter((r: DomainRecord) => r.type === 'CNAME').map((r: DomainRecord) => r.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+  });
+
+  it('keeps a project whose SES identities cannot be removed: 503, and deleting again works', async () => {
+    const owner = await signupWithProject(api);
+    const domain = uniqueDomain('ses');
+    expect((await add(domain, owner.project.secretKey)).status).toBe(201);
+
+    ses.failNext(1, 500, 'InternalFailure');
+    const failed = await owner.client.delete(`/users/@me/projects/${owner.project.id}`);
+    expect([failed.status, failed.body.error.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
+    expect(await api.dataSource.query('SELECT 1 FROM projects WHERE id = $1', [owner.project.id])).toHaveLength(1);
+    expect(ses.identities.has(domain)).toBe(true);
+
+    expect((await owner.client.delete(`/users/@me/projects/${owner.project.id}`)).status).toBe(200);
+    expect(ses.identities.has(domain)).toBe(false);
+  });
+
+  it('lets another project add a domain whose claim stayed PENDING for 7 days, with new DKIM tokens', async () => {
+    const owner = await signupWithProject(api);
+    const domain = uniqueDomain('ses');
+    const { body: stale } = await add(domain, owner.project.secretKey);
+    await api.dataSource.query(`UPDATE domains SET pending_since = now() - interval '6 days' WHERE id = $1`, [stale.id]);
+    const taken = await add(domain);
+    expect([taken.status, taken.body.error.code]).toEqual([409, 'DOMAIN_TAKEN']);
+    expect(taken.body.error.message).toContain('PENDING for 7 days');
+
+    await api.dataSource.query(`UPDATE domains SET pending_since = now() - interval '7 days 1 minute' WHERE id = $1`, [stale.id]);
+    const claimed = await add(domain);
+    expect(claimed.status).toBe(201);
+    expect(dkimValues(claimed.body.records)).not.toEqual(dkimValues(stale.records));
+    expect((await verify(stale.id, owner.project.secretKey)).status).toBe(404);
   });
 
   it('deletes the SES identity with the domain, and deletes a domain SES no longer knows', async () => {

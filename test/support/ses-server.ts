@@ -261,7 +261,7 @@ export class SesServer {
       DkimAttributes: this.dkim(identity),
       MailFromAttributes: { BehaviorOnMxFailure: 'USE_DEFAULT_VALUE', MailFromDomainStatus: 'PENDING' },
       Policies: {},
-      Tags: [],
+      Tags: identity.createdWith.Tags ?? [],
     };
   }
 

@@ -72,6 +72,8 @@ const statusDescription = [
   'A `VERIFIED` domain stays verified while its identity records are found, even when the MAIL FROM or DMARC ' +
     'records go missing (their `status` says so); when an identity record disappears it goes back to `PENDING`, ' +
     '`verifiedAt` becomes null and sending from it is refused until it is verified again.',
+  'A domain that stays `PENDING` for 7 days (from when it was added, or fell back to `PENDING`) lapses: the ' +
+    'background check removes it, with its SES identity, and any project may add it again.',
 ].join(' ');
 
 /** Sender domains: adding one, the DNS records to publish, verification and removal. */
@@ -83,7 +85,9 @@ export const pathModule: PathModule = {
       'on any other domain is refused with 403). A domain belongs to one project at a time. Verification looks ' +
       'the records up over DNS (the resolvers in `DNS_SERVERS`, the system\'s when unset): on demand with ' +
       '`GET /domains/{id}/verify`, and every 5 minutes in the background for every `PENDING` domain (the ' +
-      'Temporal schedule `domain-check`). Secret key.',
+      'Temporal schedule `domain-check`), where a claim `PENDING` for 7 days lapses. Removing a domain, or the ' +
+      'project that has it, deletes its SES identity; a project adding a domain never inherits an identity made ' +
+      'for another claim or outside Herald. Secret key.',
   },
   schemas: {
     AddDomainBody: {
@@ -126,15 +130,27 @@ export const pathModule: PathModule = {
         summary: 'Add a sender domain',
         description:
           'Claims the domain for the project and answers the DNS records to publish, all `PENDING`. With the `ses` ' +
-          'transport the domain is registered as an SES identity (Easy DKIM). A domain already added by any ' +
-          'project (this one included) is refused with 409 `DOMAIN_TAKEN`. When SES cannot be reached: 503 ' +
-          '`SERVICE_UNAVAILABLE`, nothing stored.',
+          'transport the domain is registered as an SES identity (Easy DKIM), tagged `herald-domain-claim` with the ' +
+          "domain's id. A domain already added by any project (this one included) is refused with 409 " +
+          '`DOMAIN_TAKEN`, unless that claim stayed `PENDING` for 7 days: it then lapses and this claim takes its ' +
+          'place. An SES identity of the domain that an earlier, removed claim left is deleted and created anew, so ' +
+          'the DKIM tokens are new and must be published; one that Herald did not create is left alone and the ' +
+          'domain refused with 409 `DOMAIN_IDENTITY_EXISTS` (the operator deletes it from SES first). When SES ' +
+          'cannot be reached: 503 `SERVICE_UNAVAILABLE`, nothing stored.',
         requestBody: jsonBody(schemaRef('AddDomainBody')),
         responses: {
           '201': jsonResponse('Added; publish the records.', schemaRef('Domain'), { ...okHeaders, example: exampleDomain }),
-          '409': errorResponse(409, 'DOMAIN_TAKEN', 'The domain has already been added to a project', {
-            message: 'The domain example.com has already been added to a project',
-          }),
+          '409': jsonResponse(
+            'The domain is claimed by a project (`DOMAIN_TAKEN`), or SES has an identity for it that Herald did not create (`DOMAIN_IDENTITY_EXISTS`).',
+            schemaRef('ErrorResponse'),
+            {
+              example: errorExample(
+                409,
+                'DOMAIN_TAKEN',
+                'The domain example.com has already been added to a project; a claim that stays PENDING for 7 days lapses, and it may be added then',
+              ),
+            },
+          ),
           '503': errorResponse(503, 'SERVICE_UNAVAILABLE', 'The email provider (SES) could not be reached; try again'),
           ...commonErrors(400, ...secretKeyErrors, 413, 422),
         },

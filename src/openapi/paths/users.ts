@@ -108,11 +108,14 @@ export const pathModule: PathModule = {
         operationId: 'deleteProject',
         summary: 'Delete a project',
         description:
-          'Deletes the project and all its data, cancelling the Temporal workflows of its work under way. OWNER only.',
+          "Deletes the project and all its data, cancelling the Temporal workflows of its work under way. Its domains' " +
+          'SES identities are deleted first; when SES cannot be reached: 503 `SERVICE_UNAVAILABLE` and the project ' +
+          'stays. OWNER only.',
         security: sessionAuth,
         responses: {
           '200': jsonResponse('Deleted.', schemaRef('Success')),
           '403': errorResponse(403, 'FORBIDDEN', 'Only an OWNER of the project may delete it'),
+          '503': errorResponse(503, 'SERVICE_UNAVAILABLE', 'The email provider could not be reached; try again shortly'),
           ...commonErrors(401, 404),
         },
       },
