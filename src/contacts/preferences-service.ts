@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config';
 import { isUuid } from '../http/validate';
 import type { ContactsService } from './contacts-service';
-import { contactIdFromToken } from './links';
+import { contactToken, readContactToken, type LinkPurpose } from './links';
 import { suppressedSql } from '../sending/suppressions';
 
 /** What a contact's public pages show. */
@@ -12,7 +12,12 @@ export interface Preferences {
   subscribed: boolean;
   /** The address is on the project's suppression list: nothing is sent to it, whatever `subscribed` says. */
   suppressed: boolean;
+  /** Subscribe pages link to the manage page with this token, which lasts as long as theirs; an unsubscribe link gives none. */
+  manageToken?: string;
 }
+
+/** The preferences a page shows, or why its link opens nothing. */
+export type PageOutcome = Preferences | { refused: 'invalid' | 'expired' };
 
 interface Row {
   project_id: string;
@@ -33,31 +38,38 @@ export class PreferencesService {
     private readonly contacts: ContactsService,
   ) {}
 
-  /** The preferences of the contact a token names; undefined for a forged token or a deleted contact. */
-  async find(token: string): Promise<Preferences | undefined> {
-    const contactId = this.contactId(token);
-    const row = contactId ? await this.load(this.dataSource.manager, contactId) : undefined;
-    return row && view(row);
+  /** The preferences of the contact a token of `purpose` names; refused for a forged, other-purpose or expired token or a deleted contact. */
+  async find(purpose: LinkPurpose, token: string): Promise<PageOutcome> {
+    const link = this.readToken(purpose, token);
+    if ('refused' in link) return link;
+    const row = await this.load(this.dataSource.manager, link.contactId);
+    return row ? this.view(purpose, link, row) : { refused: 'invalid' };
   }
 
   /**
    * Subscribes or unsubscribes the contact a token names (a flip emits `contact.subscribed`
    * or `contact.unsubscribed`). A suppression stays: only removing it lifts it.
    */
-  async setSubscribed(token: string, subscribed: boolean): Promise<Preferences | undefined> {
-    const contactId = this.contactId(token);
-    if (!contactId) return undefined;
+  async setSubscribed(purpose: LinkPurpose, token: string, subscribed: boolean): Promise<PageOutcome> {
+    const link = this.readToken(purpose, token);
+    if ('refused' in link) return link;
     return this.contacts.transaction(async (tx) => {
-      const row = await this.load(tx.manager, contactId);
-      if (!row) return undefined;
-      await this.contacts.setSubscribed(tx, row.project_id, [contactId], subscribed);
-      return view({ ...row, subscribed });
+      const row = await this.load(tx.manager, link.contactId);
+      if (!row) return { refused: 'invalid' as const };
+      await this.contacts.setSubscribed(tx, row.project_id, [link.contactId], subscribed);
+      return this.view(purpose, link, { ...row, subscribed });
     });
   }
 
-  private contactId(token: string): string | undefined {
-    const contactId = contactIdFromToken(this.config, token);
-    return contactId && isUuid(contactId) ? contactId : undefined;
+  private readToken(purpose: LinkPurpose, token: string) {
+    const link = readContactToken(this.config, purpose, token);
+    return 'refused' in link || isUuid(link.contactId) ? link : { refused: 'invalid' as const };
+  }
+
+  private view(purpose: LinkPurpose, link: { contactId: string; expiresAt: Date }, row: Row): Preferences {
+    const preferences = { projectName: row.project_name, email: row.email, subscribed: row.subscribed, suppressed: row.suppressed };
+    if (purpose !== 'subscribe') return preferences;
+    return { ...preferences, manageToken: contactToken(this.config, 'manage', link.contactId, link.expiresAt) };
   }
 
   private async load(manager: EntityManager, contactId: string): Promise<Row | undefined> {
@@ -70,8 +82,4 @@ export class PreferencesService {
     );
     return row;
   }
-}
-
-function view(row: Row): Preferences {
-  return { projectName: row.project_name, email: row.email, subscribed: row.subscribed, suppressed: row.suppressed };
 }

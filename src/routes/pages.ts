@@ -1,5 +1,6 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
-import type { Preferences, PreferencesService } from '../contacts/preferences-service';
+import type { LinkPurpose } from '../contacts/links';
+import type { PageOutcome, Preferences, PreferencesService } from '../contacts/preferences-service';
 import * as views from '../pages/views';
 
 const PAGE_PATHS = ['/unsubscribe/:token', '/subscribe/:token', '/manage/:token'];
@@ -15,42 +16,45 @@ const pageHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-function render(res: Response, token: string, preferences: Preferences | undefined, view: (page: views.PageModel) => string): void {
-  if (!preferences) {
-    res.status(404).type('html').send(views.linkNotFound());
+/** The page, or for a refused token the "expired or not valid" page: 410 when it expired, else 404. */
+function render(res: Response, outcome: PageOutcome, view: (page: Preferences) => string): void {
+  if ('refused' in outcome) {
+    res.status(outcome.refused === 'expired' ? 410 : 404).type('html').send(views.linkRefused(outcome.refused));
     return;
   }
-  res.type('html').send(view({ ...preferences, token }));
+  res.type('html').send(view(outcome));
 }
 
 /**
  * The contact's public pages, reached by the signed links in emails (no key): unsubscribe,
- * subscribe and manage. A GET only shows a form; changes happen on POST. `POST /unsubscribe/{token}`
- * is also the RFC 8058 one-click target, so it takes any body (`List-Unsubscribe=One-Click`, or none).
+ * subscribe and manage, each opened only by a token of its own purpose. A GET only shows a form;
+ * changes happen on POST. `POST /unsubscribe/{token}` is also the RFC 8058 one-click target, so it
+ * takes any body (`List-Unsubscribe=One-Click`, or none).
  */
 export function pagesRouter(preferences: PreferencesService): Router {
   const router = Router();
   router.use(PAGE_PATHS, pageHeaders, express.urlencoded({ extended: false, limit: '16kb' }));
 
-  const show = (view: (page: views.PageModel) => string): RequestHandler<{ token: string }> => async (req, res) => {
-    render(res, req.params.token, await preferences.find(req.params.token), view);
+  const show = (purpose: LinkPurpose, view: (page: Preferences) => string): RequestHandler<{ token: string }> => async (req, res) => {
+    render(res, await preferences.find(purpose, req.params.token), view);
   };
-  const change = (subscribed: boolean, view: (page: views.PageModel) => string): RequestHandler<{ token: string }> => async (req, res) => {
-    render(res, req.params.token, await preferences.setSubscribed(req.params.token, subscribed), view);
-  };
+  const change = (purpose: LinkPurpose, subscribed: boolean, view: (page: Preferences) => string): RequestHandler<{ token: string }> =>
+    async (req, res) => {
+      render(res, await preferences.setSubscribed(purpose, req.params.token, subscribed), view);
+    };
 
-  router.get('/unsubscribe/:token', show(views.confirmUnsubscribe));
-  router.post('/unsubscribe/:token', change(false, views.unsubscribed));
-  router.get('/subscribe/:token', show(views.confirmSubscribe));
-  router.post('/subscribe/:token', change(true, views.subscribed));
-  router.get('/manage/:token', show((page) => views.manage(page)));
+  router.get('/unsubscribe/:token', show('unsubscribe', views.confirmUnsubscribe));
+  router.post('/unsubscribe/:token', change('unsubscribe', false, views.unsubscribed));
+  router.get('/subscribe/:token', show('subscribe', views.confirmSubscribe));
+  router.post('/subscribe/:token', change('subscribe', true, views.subscribed));
+  router.get('/manage/:token', show('manage', (page) => views.manage(page)));
   router.post('/manage/:token', async (req, res) => {
     const wanted = (req.body as Record<string, unknown> | undefined)?.subscribed;
     if (wanted !== 'true' && wanted !== 'false') {
-      render(res, req.params.token, await preferences.find(req.params.token), (page) => views.manage(page));
+      render(res, await preferences.find('manage', req.params.token), (page) => views.manage(page));
       return;
     }
-    render(res, req.params.token, await preferences.setSubscribed(req.params.token, wanted === 'true'), (page) => views.manage(page, true));
+    render(res, await preferences.setSubscribed('manage', req.params.token, wanted === 'true'), (page) => views.manage(page, true));
   });
   return router;
 }

@@ -3,13 +3,20 @@ import type { Operation, PathModule, RequestBody, Response } from '../types';
 
 const token = pathParam(
   'token',
-  'The signed contact token of the link (`unsubscribeUrl`, `subscribeUrl`, `manageUrl` in templates).',
+  'The signed contact token of the link (`unsubscribeUrl`, `subscribeUrl`, `manageUrl` in templates). Each link has ' +
+    'its own token, which opens only its own page: an unsubscribe token works for a year after its email was rendered, ' +
+    'a subscribe or manage token for 90 days. Tokens of the first format (a contact id and a signature) still open the ' +
+    'unsubscribe page until 2027-12-01, and nothing else.',
   { type: 'string' },
 );
 
 const html = (description: string): Response => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 
-const notFound = html('The token was not made by this deployment, or its contact no longer exists.');
+const notFound = html(
+  '"This link has expired or is not valid": the token was not made by this deployment, is for another page, or its ' +
+    'contact no longer exists.',
+);
+const expired = html('"This link has expired or is not valid": the token is past its expiry; a more recent email has a working link.');
 
 /** One page operation: answers HTML, no authentication. */
 function page(operationId: string, summary: string, description: string, shown: string, requestBody?: RequestBody): Operation {
@@ -19,7 +26,7 @@ function page(operationId: string, summary: string, description: string, shown: 
     description,
     security: noAuth,
     ...(requestBody ? { requestBody } : {}),
-    responses: { '200': html(shown), '404': notFound },
+    responses: { '200': html(shown), '404': notFound, '410': expired },
   };
 }
 
