@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Delivery transport chosen from configuration. */
@@ -230,9 +230,20 @@ function storedSecrets(dataDir: string): Record<string, string> {
       changed = true;
     }
   }
-  if (changed) {
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, JSON.stringify(existing, null, 2), { mode: 0o600 });
+  if (!changed) return existing;
+  // Written whole beside the file, then put in place: a first file by link, so that of two
+  // starts at the same instant one writes and the other reads what it wrote.
+  mkdirSync(dataDir, { recursive: true });
+  const staged = `${file}.${process.pid}.${Date.now()}`;
+  writeFileSync(staged, JSON.stringify(existing, null, 2), { mode: 0o600, flag: 'wx' });
+  try {
+    if (!existsSync(file)) linkSync(staged, file);
+    else renameSync(staged, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return storedSecrets(dataDir);
+  } finally {
+    rmSync(staged, { force: true });
   }
   return existing;
 }

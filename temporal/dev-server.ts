@@ -77,8 +77,9 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     startTimeoutMs: 60_000,
     stopGraceMs: 10_000,
     log: options.log,
+    // Recorded at once, so that a start killed before the server was ready still finds it next time.
+    onSpawn: (pid) => writeRunRecord(options.dataDir, RECORD, pid, [options.cliPath, ...args]),
   });
-  writeRunRecord(options.dataDir, RECORD, server.pid);
   return {
     address,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,

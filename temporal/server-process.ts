@@ -15,6 +15,8 @@ export interface SpawnServerOptions {
   startTimeoutMs: number;
   stopGraceMs: number;
   log?: (message: string) => void;
+  /** Told the server's pid as soon as it is spawned. */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Starts a Temporal server as a part of Herald and resolves once it answers gRPC; SIGTERM stops it. */
@@ -30,6 +32,7 @@ export function spawnServer(options: SpawnServerOptions): Promise<RunningPart> {
     startTimeoutMs: options.startTimeoutMs,
     ready: () => answers(options),
     onUnexpectedExit: options.log,
+    onSpawn: options.onSpawn,
   });
 }
 

@@ -26,6 +26,9 @@ function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const secret of ['password', 'sslpassword', 'sslkey']) {
+      if (parsed.searchParams.has(secret)) parsed.searchParams.set(secret, '***');
+    }
     return parsed.toString();
   } catch {
     return 'DATABASE_URL (not a valid URL)';

@@ -7,7 +7,7 @@ import { spawnOwned } from '../runtime/owned-process';
 import { describeSystemError, StartupError } from '../runtime/startup-error';
 import { ensureFree } from '../runtime/tcp';
 import { postgresBinaries, type PostgresBinaries } from './postgres-binaries';
-import { clusterDirectory, prepareClusterDirectory, reclaimCluster } from './postgres-cluster';
+import { clusterDirectory, prepareClusterDirectory, reclaimCluster, removeIfEmpty } from './postgres-cluster';
 import { postgresUser, type PostgresUser } from './postgres-user';
 
 export interface EmbeddedDatabase {
@@ -129,8 +129,7 @@ async function initialise(binaries: PostgresBinaries, directory: string, user: P
   } finally {
     rmSync(secrets, { recursive: true, force: true });
   }
-  // Whatever is in the directory without PG_VERSION is no cluster: an interrupted earlier attempt.
-  rmSync(directory, { recursive: true, force: true });
+  removeIfEmpty(directory);
   renameSync(staging, directory);
 }
 

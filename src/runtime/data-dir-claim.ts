@@ -1,4 +1,4 @@
-import { liveRecordedProcess, removeRunRecord, writeRunRecord } from './run-records';
+import { claimRunRecord, removeRunRecord } from './run-records';
 import type { Shutdown } from './shutdown';
 import { StartupError } from './startup-error';
 
@@ -10,12 +10,12 @@ const RECORD = 'herald';
  * and what it left is reclaimed by the parts as they start.
  */
 export function claimDataDir(dataDir: string, shutdown: Shutdown): void {
-  const running = liveRecordedProcess(dataDir, RECORD);
-  if (running) {
-    throw new StartupError('DATA_DIR', `another Herald is running on ${dataDir} (pid ${running})`, {
-      hint: `Stop it first (kill ${running}), or start this one with another DATA_DIR.`,
+  const running = claimRunRecord(dataDir, RECORD, process.pid);
+  if (running !== undefined) {
+    const who = running > 0 ? ` (pid ${running})` : '';
+    throw new StartupError('DATA_DIR', `another Herald is running on ${dataDir}${who}`, {
+      hint: `Stop it first${running > 0 ? ` (kill ${running})` : ''}, or start this one with another DATA_DIR.`,
     });
   }
-  writeRunRecord(dataDir, RECORD, process.pid);
   shutdown.add('run record', async () => removeRunRecord(dataDir, RECORD));
 }

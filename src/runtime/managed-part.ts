@@ -20,6 +20,8 @@ export interface PartOptions extends OwnedProcessOptions {
   hint?(logTail: string): string | undefined;
   /** Told when the part exits while Herald still needs it. */
   onUnexpectedExit?(message: string): void;
+  /** Told the part's pid as soon as it is spawned, before it is ready. */
+  onSpawn?(pid: number): void;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function startPart(options: PartOptions): Promise<RunningPart> {
     });
   });
   const isRunning = () => child.exitCode === null && child.signalCode === null && !spawnError;
+  if (child.pid !== undefined) options.onSpawn?.(child.pid);
   // The part must not outlive this process, even when it exits without stopping it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);

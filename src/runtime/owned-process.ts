@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /** A part Herald runs as a child process, whose output goes to a log file of its own. */
@@ -41,7 +41,8 @@ function setpriv(): string | null {
  */
 export function spawnOwned(options: OwnedProcessOptions): OwnedProcess {
   mkdirSync(path.dirname(options.logFile), { recursive: true });
-  const fd = openSync(options.logFile, 'a');
+  // Appended to, never through a link planted in its place.
+  const fd = openSync(options.logFile, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644);
   writeSync(fd, `\n--- ${new Date().toISOString()} ${options.command} ${options.args.join(' ')}\n`);
   const from = statSync(options.logFile).size;
   const wrapper = setpriv();
@@ -51,6 +52,8 @@ export function spawnOwned(options: OwnedProcessOptions): OwnedProcess {
   try {
     const child = spawn(command, args, {
       stdio: ['ignore', fd, fd],
+      // A process group of its own: Ctrl-C in a terminal reaches Herald, which stops the part after its worker drained.
+      detached: true,
       uid: options.uid,
       gid: options.gid,
       env: options.env ?? process.env,

@@ -26,17 +26,46 @@ export function processState(pid: number): ProcessState {
   return state.startsWith('Z') ? 'zombie' : 'running';
 }
 
-/** The command line of a live process, its arguments joined by spaces; '' when it cannot be read. */
-export function processCommand(pid: number): string {
+/** The arguments of a live process (argv[0] first); [] when they cannot be read. Without /proc, split at spaces. */
+export function processArgs(pid: number): string[] {
   if (HAS_PROC) {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg !== '');
+    } catch {
+      return [];
+    }
+  }
+  const ps = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  return (ps.stdout?.trim() ?? '').split(/\s+/).filter((arg) => arg !== '');
+}
+
+/** The command line of a live process, its arguments joined by spaces; '' when it cannot be read. */
+export function processCommand(pid: number): string {
+  return processArgs(pid).join(' ');
+}
+
+/** When a process started, as the system tells it (clock ticks since boot on Linux); '' when it cannot be read. */
+export function processStartTime(pid: number): string {
+  if (HAS_PROC) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Field 22; the fields after the command name start at field 3.
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
     } catch {
       return '';
     }
   }
-  const ps = spawnSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  const ps = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' });
   return ps.stdout?.trim() ?? '';
+}
+
+/** The working directory of a process (Linux only); undefined when it cannot be read. */
+export function processCwd(pid: number): string | undefined {
+  try {
+    return HAS_PROC ? readlinkSync(`/proc/${pid}/cwd`) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The pids of live processes whose working directory is `directory` (Linux only; [] elsewhere). */
@@ -46,11 +75,7 @@ export function processesWorkingIn(directory: string): number[] {
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      if (readlinkSync(`/proc/${pid}/cwd`) === directory && processState(pid) === 'running') found.push(pid);
-    } catch {
-      // Gone meanwhile, or not ours to inspect.
-    }
+    if (processCwd(pid) === directory && processState(pid) === 'running') found.push(pid);
   }
   return found;
 }

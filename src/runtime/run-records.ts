@@ -1,20 +1,64 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { processCommand, processState } from './process-table';
+import { processCommand, processStartTime, processState } from './process-table';
 
 /** What Herald notes under `DATA_DIR/run/<name>.json` about a process it runs, to recognise it after a crash. */
 interface RunRecord {
   pid: number;
-  /** The command line, compared again so that a pid reused by another program is never taken for it. */
+  /** The command line and start time, compared again so that a pid reused by another program is never taken for it. */
   command: string;
+  startTime: string;
 }
 
 const recordFile = (dataDir: string, name: string) => path.join(dataDir, 'run', `${name}.json`);
 
-/** Notes that `pid` runs `name` for this DATA_DIR. */
-export function writeRunRecord(dataDir: string, name: string, pid: number): void {
+/** The record of `pid` (running `command`, by default what it runs now) written to a fresh file beside `name`'s, to be moved or linked into place. */
+function stage(dataDir: string, name: string, pid: number, command = processCommand(pid)): string {
   mkdirSync(path.join(dataDir, 'run'), { recursive: true });
-  writeFileSync(recordFile(dataDir, name), JSON.stringify({ pid, command: processCommand(pid) }) + '\n');
+  const staged = path.join(dataDir, 'run', `.${name}.${process.pid}.${Date.now()}`);
+  const record: RunRecord = { pid, command, startTime: processStartTime(pid) };
+  writeFileSync(staged, JSON.stringify(record) + '\n', { flag: 'wx' });
+  return staged;
+}
+
+/**
+ * Notes that `pid` runs `name` for this DATA_DIR (replacing the file whole, never writing
+ * through a link). `command` is the command line it will show once it has exec'd, for a
+ * process recorded as soon as it was spawned.
+ */
+export function writeRunRecord(dataDir: string, name: string, pid: number, command?: string[]): void {
+  renameSync(stage(dataDir, name, pid, command?.join(' ')), recordFile(dataDir, name));
+}
+
+/**
+ * Notes that `pid` runs `name`, unless a live process already holds the record: answers that
+ * process's pid then (0 when another start won the record at the same instant). Two claims
+ * at the same instant cannot both succeed.
+ */
+export function claimRunRecord(dataDir: string, name: string, pid: number): number | undefined {
+  const staged = stage(dataDir, name, pid);
+  const file = recordFile(dataDir, name);
+  try {
+    if (linked(staged, file)) return undefined;
+    const holder = liveRecordedProcess(dataDir, name);
+    if (holder) return holder;
+    removeRunRecord(dataDir, name);
+    if (linked(staged, file)) return undefined;
+    return liveRecordedProcess(dataDir, name) ?? 0;
+  } finally {
+    rmSync(staged, { force: true });
+  }
+}
+
+/** Links `from` to `to`; false when `to` exists. */
+function linked(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
 }
 
 /** Forgets the process noted for `name`. */
@@ -22,7 +66,7 @@ export function removeRunRecord(dataDir: string, name: string): void {
   rmSync(recordFile(dataDir, name), { force: true });
 }
 
-/** The pid noted for `name` when that process still runs the same command line; undefined otherwise. */
+/** The pid noted for `name` when that same process still runs (same command line and start time); undefined otherwise. */
 export function liveRecordedProcess(dataDir: string, name: string): number | undefined {
   let record: RunRecord;
   try {
@@ -31,5 +75,5 @@ export function liveRecordedProcess(dataDir: string, name: string): number | und
     return undefined;
   }
   if (!Number.isInteger(record.pid) || record.pid === process.pid || processState(record.pid) !== 'running') return undefined;
-  return processCommand(record.pid) === record.command ? record.pid : undefined;
+  return processCommand(record.pid) === record.command && processStartTime(record.pid) === record.startTime ? record.pid : undefined;
 }

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client as PgClient } from 'pg';
 import { DELIVERY_CONCURRENCY } from '../../src/campaigns/campaign-runner';
 import { processState } from '../../src/runtime/process-table';
 import { Client, signupWithProject } from '../support/api';
-import { heraldDatabase, heraldPorts, HeraldProcess } from '../support/herald-process';
+import { heraldDatabase, heraldPorts, HeraldProcess, removeDataDir } from '../support/herald-process';
 import { emailTag, SesServer } from '../support/ses-server';
 import { until } from '../support/wait';
 
@@ -16,7 +16,8 @@ import { until } from '../support/wait';
  * missed, and only the sends in flight at a kill are repeated.
  */
 const CAMPAIGN_CONTACTS = 3_000;
-const IMPORT_ROWS = 60_000;
+/** Large enough (about 3.7 MB) that the import is still running at the first kill. */
+const IMPORT_ROWS = 150_000;
 /** Slow enough that the campaign is still sending when it is killed. */
 const SES_LATENCY_MS = 100;
 const DOMAIN = 'crash.example.com';
@@ -54,7 +55,7 @@ describe('crash recovery of npm start', () => {
     // Herald logs warnings and errors only: what it said, to read when a step above failed.
     if (herald) process.stderr.write(`Herald's output:\n${herald.output().slice(-6000)}\n`);
     await ses.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir(dataDir);
   });
 
   const connect = () => heraldDatabase(dataDir, env.EMBEDDED_POSTGRES_PORT);
@@ -128,11 +129,17 @@ describe('crash recovery of npm start', () => {
     expect((await post(`/campaigns/${running}/send`, {})).status).toBe(200);
     await until(() => distinctSent(running), (n) => n >= CAMPAIGN_CONTACTS * 0.3, 'the campaign at 30%', 120_000);
     const importAtKill = (await client.get(jobPath, { key })).body;
+    const scheduledAtKill = (await client.get(`/campaigns/${scheduled}`, { key })).body;
+    const executionAtKill = (await client.get(`/workflows/${workflowId}/executions`, { key })).body.data[0];
     const parts = await herald.killMain();
     expect(parts.length).toBeGreaterThan(1);
     await until(async () => parts.filter(exists), (left) => left.length === 0, 'the parts of the killed run to end', 40_000);
     await restart();
+    // The import, the scheduled campaign and the DELAY were all under way at the kill.
     expect(importAtKill).toMatchObject({ status: 'RUNNING' });
+    expect(scheduledAtKill.data ?? scheduledAtKill).toMatchObject({ status: 'SCHEDULED' });
+    expect(executionAtKill).toMatchObject({ currentStepId: delay });
+    expect(['RUNNING', 'WAITING']).toContain(executionAtKill.status);
     expect(importAtKill.processed).toBeLessThan(IMPORT_ROWS);
 
     // Sending resumes; at 60% every process is killed at once.
@@ -179,6 +186,15 @@ describe('crash recovery of npm start', () => {
     const { rows: stepEmails } = await db.query(`SELECT id FROM emails WHERE project_id = $1 AND to_email = 'waiting@flow.test'`, [project.id]);
     expect(stepEmails).toHaveLength(1);
     expect(ses.emails.filter((email) => emailTag(email, 'emailId') === stepEmails[0].id)).toHaveLength(1);
+
+    // A second Herald on the same DATA_DIR is refused with one clear message, and the first keeps running.
+    const second = await HeraldProcess.start(env, path.join(dataDir, 'second-output.log')).then(
+      () => 'started',
+      (err: Error) => err.message,
+    );
+    expect(second).toMatch(new RegExp(`Herald failed to start: DATA_DIR: another Herald is running on ${dataDir} \\(pid ${herald.pid}\\)`));
+    expect(second).not.toMatch(/\n\s+at /);
+    expect((await client.get('/health')).status).toBe(200);
 
     // The data written before the kills is all there.
     const { rows: [counts] } = await db.query(`SELECT count(*)::int AS contacts FROM contacts WHERE project_id = $1`, [project.id]);

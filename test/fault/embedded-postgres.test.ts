@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, cpSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -62,6 +62,33 @@ describe('embedded Postgres start-up', () => {
     const second = await start({ port: portOf(first.url) });
     expect(await query(second.url, 'SELECT n FROM kept')).toEqual([{ n: 42 }]);
     expect(processState(postmaster)).not.toBe('running');
+  });
+
+  it('kills the backends a SIGKILLed postmaster orphaned, which would keep its shared memory', async () => {
+    const first = await start();
+    const client = new Client({ connectionString: first.url });
+    await client.connect();
+    client.on('error', () => undefined);
+    const postmaster = postmasterPid();
+    const [{ pid: backend }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
+    // Stopped, the backend cannot notice its postmaster died and stays attached, as a busy one would for a while.
+    process.kill(backend, 'SIGSTOP');
+    process.kill(postmaster, 'SIGKILL');
+    await until(async () => processState(postmaster), (state) => state !== 'running', 'the postmaster to die', 5_000);
+    started.length = 0;
+
+    const second = await start({ port: portOf(first.url) });
+    expect(processState(backend)).not.toBe('running');
+    expect(await query(second.url, 'SELECT 1 AS up')).toEqual([{ up: 1 }]);
+    client.end().catch(() => undefined);
+  });
+
+  it('refuses, deleting nothing, a cluster directory that holds something else', async () => {
+    const directory = path.join(root, 'postgres');
+    mkdirSync(directory);
+    writeFileSync(path.join(directory, 'precious.txt'), 'keep me');
+    await expect(start({ directory })).rejects.toThrow(`embedded Postgres: ${directory} is not empty and holds no Postgres cluster (no PG_VERSION)`);
+    expect(readFileSync(path.join(directory, 'precious.txt'), 'utf8')).toBe('keep me');
   });
 
   it('clears a lock file whose postmaster is a zombie', async () => {
@@ -143,5 +170,14 @@ describe('embedded Postgres start-up', () => {
     expect(await query(again.url, 'SELECT n FROM kept')).toEqual([{ n: 7 }]);
     await started.pop()!.stop();
     rmSync(readlinkSync(directory), { recursive: true, force: true });
+  });
+
+  asRoot('as root, refuses a DATA_DIR that another account can write to', async () => {
+    const shared = path.join(root, 'shared');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    await expect(start({ directory: path.join(shared, 'postgres') })).rejects.toThrow(
+      `embedded Postgres: DATA_DIR ${shared} belongs to uid 0 or is writable by other accounts, and Herald runs as root`,
+    );
   });
 });

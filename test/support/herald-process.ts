@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { processState } from '../../src/runtime/process-table';
@@ -24,6 +24,17 @@ export async function heraldPorts(): Promise<HeraldPorts> {
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
   };
+}
+
+/** Deletes a DATA_DIR and, where Herald (as root) placed its cluster elsewhere, that cluster too. */
+export function removeDataDir(dataDir: string): void {
+  const cluster = path.join(dataDir, 'postgres');
+  try {
+    if (lstatSync(cluster).isSymbolicLink()) rmSync(realpathSync(cluster), { recursive: true, force: true });
+  } catch {
+    // No cluster.
+  }
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** A connection to the embedded database of the Herald running on `dataDir` (its password is in `secrets.json`). */
@@ -83,7 +94,8 @@ export class HeraldProcess {
     const herald = new HeraldProcess(child, logFile);
     const from = herald.output().length;
     const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!herald.output().slice(from).includes('Herald is running')) {
+    // The banner's own line: "another Herald is running on ..." is a failure.
+    while (!/^Herald is running$/m.test(herald.output().slice(from))) {
       if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
         throw new Error(`Herald did not start (${child.exitCode ?? child.signalCode ?? 'timed out'}):\n${herald.output().slice(from).slice(-3000)}`);
       }
