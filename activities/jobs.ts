@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { BillingLimitExceededError } from '../src/billing/limits';
+import { ApiError } from '../src/http/errors';
 import { CsvError } from '../src/jobs/csv';
 import { JobRunner, StaleAttemptError } from '../src/jobs/job-runner';
 import type { ContactsService } from '../src/contacts/contacts-service';
@@ -12,7 +12,8 @@ export function createJobActivities(deps: { dataSource: DataSource; contacts: Co
 
   /**
    * Runs one attempt; an attempt overtaken by another one stops without error. A bad CSV, or
-   * a chunk refused for the contacts cap (rolled back; earlier chunks stay), fails the job for good.
+   * a chunk the contact rules refuse (the contacts cap, the data key limit: rolled back, earlier
+   * chunks stay), fails the job for good.
    */
   const attempt = async (jobId: string, run: (job: NonNullable<Awaited<ReturnType<JobRunner['begin']>>>) => Promise<void>) => {
     const job = await runner.begin(jobId);
@@ -22,7 +23,7 @@ export function createJobActivities(deps: { dataSource: DataSource; contacts: Co
     } catch (err) {
       if (err instanceof StaleAttemptError) throw ApplicationFailure.create({ message: err.message, type: 'StaleAttempt' });
       if (err instanceof CsvError) throw ApplicationFailure.create({ message: err.message, nonRetryable: true });
-      if (err instanceof BillingLimitExceededError) throw ApplicationFailure.create({ message: err.message, type: 'BillingLimitExceeded', nonRetryable: true });
+      if (err instanceof ApiError && err.statusCode < 500) throw ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: true });
       throw err;
     }
   };

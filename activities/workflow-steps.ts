@@ -62,9 +62,9 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
       return step(() => webhooks.call(execution, stepId, config));
     },
 
-    /** UPDATE_CONTACT: patches the contact's data and subscription through the contact rules; false when it was deleted. */
+    /** UPDATE_CONTACT: patches the contact's data and subscription through the contact rules; false when it was deleted; a refusal (data key limit) fails it for good. */
     async updateWorkflowContact(projectId: string, contactId: string, config: UpdateContactConfig): Promise<boolean> {
-      return updateContact(deps.contacts, projectId, contactId, config);
+      return step(() => updateContact(deps.contacts, projectId, contactId, config));
     },
   };
 }

@@ -89,16 +89,28 @@ export async function upsertContacts(
   return items.map((item) => outcomes.get(item.email)!);
 }
 
-/** Records the type of every custom key seen for the first time in this project (sticky afterwards). */
-export async function recordFieldTypes(manager: EntityManager, projectId: string, values: Record<string, unknown>): Promise<void> {
+/** Records the type of every custom key seen for the first time in this project (sticky afterwards); returns the keys that were new. */
+export async function recordFieldTypes(manager: EntityManager, projectId: string, values: Record<string, unknown>): Promise<string[]> {
   const keys = Object.keys(values);
-  if (keys.length === 0) return;
-  await manager.query(
+  if (keys.length === 0) return [];
+  const added: { key: string }[] = await manager.query(
     `INSERT INTO contact_fields (project_id, key, type)
      SELECT $1, k, t FROM unnest($2::text[], $3::text[]) AS f(k, t)
-     ON CONFLICT (project_id, key) DO NOTHING`,
+     ON CONFLICT (project_id, key) DO NOTHING
+     RETURNING key`,
     [projectId, keys, keys.map((key) => inferType(values[key]))],
   );
+  return added.map((row) => row.key);
+}
+
+/**
+ * How many custom keys the project has, counted under a per-project advisory lock held until
+ * the transaction ends: a count taken after it sees every key committed by anyone before.
+ */
+export async function countFieldsLocked(manager: EntityManager, projectId: string): Promise<number> {
+  await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`herald.contact-fields:${projectId}`]);
+  const [{ count }]: { count: number }[] = await manager.query('SELECT count(*)::int AS count FROM contact_fields WHERE project_id = $1', [projectId]);
+  return count;
 }
 
 /** One contact of a project, or null. */

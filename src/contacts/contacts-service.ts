@@ -5,6 +5,7 @@ import type { EventDispatcher } from '../events/dispatcher';
 import { withEvents, type EventTransaction, type NewEvent } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
+import { assertWithinDataKeyLimit } from './data-key-limit';
 import { parseDataPatch, type DataPatch } from './data-rules';
 import * as queries from './contacts-queries';
 import { knownFields } from './known-fields';
@@ -86,7 +87,8 @@ export class ContactsService {
   /**
    * Creates or updates a batch of contacts (patches already parsed) inside a caller's
    * transaction; a later item for the same email is merged into the earlier one. Creating
-   * contacts past the project's contacts cap throws BillingLimitExceededError (403).
+   * contacts past the project's contacts cap throws BillingLimitExceededError (403), adding
+   * keys past MAX_DATA_KEYS throws DataKeyLimitError (422).
    */
   async upsertMany(
     tx: EventTransaction,
@@ -111,7 +113,8 @@ export class ContactsService {
     }
     const unknown = knownFields.unknown(projectId, Object.keys(firstValues));
     if (unknown.length > 0) {
-      await queries.recordFieldTypes(tx.manager, projectId, Object.fromEntries(unknown.map((key) => [key, firstValues[key]])));
+      const added = await queries.recordFieldTypes(tx.manager, projectId, Object.fromEntries(unknown.map((key) => [key, firstValues[key]])));
+      await assertWithinDataKeyLimit(tx.manager, projectId, added);
       tx.afterCommit(() => knownFields.remember(projectId, unknown));
     }
     const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);

@@ -3,6 +3,8 @@ import type { Condition } from '../conditions/condition';
 import { contactMatches } from '../conditions/compile';
 import { findContact } from '../contacts/contacts-queries';
 import type { ContactsService } from '../contacts/contacts-service';
+import { ApiError } from '../http/errors';
+import { PermanentStepError } from './errors';
 
 /** An UPDATE_CONTACT step's config: a `data` patch (the usual rules) and a subscription state. */
 export interface UpdateContactConfig {
@@ -24,12 +26,18 @@ export function evaluateCondition(
 /**
  * UPDATE_CONTACT: patches the contact through ContactsService, so a subscription flip emits
  * its event and tracked segments see the change; false when the contact was deleted meanwhile.
+ * A patch the contact rules refuse (the data key limit) is a PermanentStepError.
  */
 export async function updateContact(contacts: ContactsService, projectId: string, contactId: string, config: UpdateContactConfig): Promise<boolean> {
-  return contacts.transaction(async (tx) => {
-    const contact = await findContact(tx.manager, projectId, contactId);
-    if (!contact) return false;
-    await contacts.upsertIn(tx, projectId, { email: contact.email, data: config.data, subscribed: config.subscribed }, contact.subscribed);
-    return true;
-  });
+  try {
+    return await contacts.transaction(async (tx) => {
+      const contact = await findContact(tx.manager, projectId, contactId);
+      if (!contact) return false;
+      await contacts.upsertIn(tx, projectId, { email: contact.email, data: config.data, subscribed: config.subscribed }, contact.subscribed);
+      return true;
+    });
+  } catch (err) {
+    if (err instanceof ApiError) throw new PermanentStepError(`UPDATE_CONTACT: ${err.message}`);
+    throw err;
+  }
 }

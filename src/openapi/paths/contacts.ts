@@ -36,6 +36,10 @@ export const DATA_RULES = [
     'even when later values differ: `number` (`42`, `3.14`), `boolean`, `date` (a string `YYYY-MM-DD` or a full ISO ' +
     '8601 UTC time `YYYY-MM-DDTHH:MM:SS[.sss]Z`), `object`, else `string`. Date filters (`within`, `olderThan`) need ' +
     'such a date string.',
+  '- **At most 1,000 distinct keys per project** (top-level keys, the fields of `GET /contacts/fields`). A write that ' +
+    'would add keys past that is refused whole with 422 `VALIDATION_ERROR` (field code `too_many_keys`, ' +
+    '`details: { limit, existing, adding }`); a CSV import fails, an `UPDATE_CONTACT` step fails its execution. ' +
+    'Keys already known may always be written; `DELETE /contacts/fields/{field}` makes room.',
 ].join('\n');
 
 const contactId = pathParam('id', 'The contact.');
