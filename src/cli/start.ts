@@ -50,7 +50,8 @@ runMain('Herald', async (shutdown) => {
     `  Temporal UI    ${temporal.uiUrl ?? `not available (${temporal.kind === 'external' ? 'external Temporal' : 'in-memory test server'})`}`,
     `  Temporal       ${temporal.address} (${temporal.kind})`,
     `  Postgres       ${embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL'}`,
-    `  Mail transport ${config.transport}${config.transport === 'outbox' ? `  (messages at ${base}/outbox)` : ''}`,
+    `  Mail transport ${config.transport}${config.transport === 'outbox' ? `  (messages at ${base}/outbox; for trying Herald alone: configure SES or SMTP before others sign up)` : ''}`,
+    ...(config.mailEventsSecretGenerated ? [`  Mail events    ${base}/webhooks/mail-events?secret=${config.mailEventsSecret}  (generated, kept in DATA_DIR/secrets.json)`] : []),
     'Press Ctrl-C to stop.',
     '',
   ];
