@@ -11,6 +11,43 @@ export const uuid: Schema = { type: 'string', format: 'uuid' };
 export const dateTime: Schema = { type: 'string', format: 'date-time' };
 export const email: Schema = { type: 'string', format: 'email' };
 
+/** An address as Herald's validators take it (class-validator's IsEmail, at most 320 characters). */
+export const emailAddress: Schema = { ...email, maxLength: 320 };
+
+/** The schema, or null. */
+export const orNull = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+
+/** The schema, or the empty string that a query parameter reads as absent. */
+export const orEmpty = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'string', maxLength: 0 }] });
+
+/** A property that must not be sent at all. */
+export const absent: Schema = { not: {} };
+
+/**
+ * The characters JavaScript's `trim()` and `\s` take for white space, written as a character class body
+ * that reads the same in every regex dialect (Python's `\s` differs).
+ */
+export const SPACE = '\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+
+/** A string holding something besides white space, what `value.trim() !== ''` accepts. */
+export const notBlank = (schema: Schema = { type: 'string' }): Schema => ({ ...schema, pattern: `[^${SPACE}]` });
+
+/** The same string schema, refusing CR and LF anywhere. */
+export const singleLine = (schema: Schema): Schema => ({ ...schema, not: { pattern: '[\\r\\n]' } });
+
+/** A regex source matching `text` in any ASCII letter case. */
+export const ignoringCase = (text: string): string =>
+  [...text].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+
+/** A whole-string regex source for what matches `source` once `trim()` has taken the white space around it. */
+export const trimmedPattern = (source: string): string => `^[${SPACE}]*(?:${source})[${SPACE}]*$`;
+
+/** One of `values` in any letter case, with white space around it, as a trimmed and upper-cased parameter takes it. */
+export const choiceIgnoringCase = (values: readonly string[]): Schema => ({
+  type: 'string',
+  pattern: trimmedPattern(values.map(ignoringCase).join('|')),
+});
+
 /** The same schema with a description attached. */
 export const described = (schema: Schema, description: string): Schema => ({ ...schema, description });
 
@@ -36,9 +73,9 @@ export const noAuth: SecurityRequirement[] = [];
 export const sessionAuth: SecurityRequirement[] = [{ session: [] }];
 export const apiKeyAuth: SecurityRequirement[] = [{ apiKey: [] }];
 
-/** A required JSON request body. */
-export function jsonBody(schema: Schema): RequestBody {
-  return { required: true, content: { 'application/json': { schema } } };
+/** A JSON request body (required unless told): `schema`, and storable as every JSON body must be (`StorableJson`). */
+export function jsonBody(schema: Schema, required = true): RequestBody {
+  return { required, content: { 'application/json': { schema: { allOf: [schema, schemaRef('StorableJson')] } } } };
 }
 
 /** A JSON response; like every Herald response it carries `X-Request-Id`. */

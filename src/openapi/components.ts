@@ -7,6 +7,7 @@ import {
   headerRef,
   jsonResponse,
   object,
+  orEmpty,
   rateLimitHeaders,
   schemaRef,
 } from './builders';
@@ -58,6 +59,17 @@ const schemas: Record<string, Schema> = {
       'The status the first request answered; null while it is still running.',
     ),
   }),
+  StorableJson: {
+    description:
+      'What every JSON body must be besides its own schema: no NUL character (`\\u0000`) in any string or key, and at most ' +
+      '64 levels deep, else 422 `VALIDATION_ERROR` naming the field (Postgres cannot store either).',
+    anyOf: [
+      { type: ['null', 'boolean', 'number'] },
+      { type: 'string', not: { pattern: '\\u0000' } },
+      { type: 'array', items: schemaRef('StorableJson') },
+      { type: 'object', propertyNames: { not: { pattern: '\\u0000' } }, additionalProperties: schemaRef('StorableJson') },
+    ],
+  },
   Success: object({ success: { const: true } }),
   CursorPage: {
     ...object({
@@ -112,14 +124,16 @@ const parameters: Record<string, Parameter> = {
   Limit: {
     name: 'limit',
     in: 'query',
-    description: 'Page size; values outside 1..100 are clamped. Anything but a whole number answers 400.',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    description: 'Page size, 20 when empty; whole numbers of up to 15 digits outside 1..100 are clamped. Anything else answers 400.',
+    schema: orEmpty({ type: 'integer', minimum: -999_999_999_999_999, maximum: 999_999_999_999_999, default: 20 }),
   },
   Cursor: {
     name: 'cursor',
     in: 'query',
-    description: 'The `cursor` of the previous page, unchanged; omit for the first page. Any other value answers 400.',
-    schema: { type: 'string' },
+    description:
+      'The `cursor` of the previous page, unchanged; omit (or leave empty) for the first page. Any other value answers 400: ' +
+      'cursors are signed, so only the shape can be stated here.',
+    schema: { type: 'string', pattern: '^(?:[A-Za-z0-9_-]*\\.[A-Za-z0-9_-]{22})?$' },
   },
   Page: {
     name: 'page',

@@ -2,18 +2,20 @@ import {
   commonErrors,
   dateTime,
   described,
-  email,
+  emailAddress,
   errorExample,
   errorResponse,
   jsonBody,
   jsonResponse,
   object,
   offsetPage,
+  orNull,
   parameterRef,
   pathParam,
   queryParam,
   rateLimitHeaders,
   schemaRef,
+  singleLine,
   sortDirParam,
   uuid,
 } from '../builders';
@@ -23,7 +25,6 @@ const campaignId = pathParam('id', 'The campaign.');
 const secretKeyErrors = [401, 403, 429] as const;
 const okHeaders = { headers: rateLimitHeaders };
 const statuses = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'];
-const nullable = (schema: Schema, description: string): Schema => ({ ...schema, type: [schema.type as string, 'null'], description });
 const counter = (description: string): Schema => described({ type: 'integer', minimum: 0 }, description);
 
 const exampleCampaign = {
@@ -56,27 +57,39 @@ const exampleCampaign = {
 };
 
 const fields = {
-  name: described({ type: 'string', minLength: 1, maxLength: 255 }, 'Internal name.'),
-  description: nullable({ type: 'string', maxLength: 2000 }, 'Internal note.'),
-  subject: described({ type: 'string', minLength: 1, maxLength: 998 }, 'Liquid template (see Templates); no line breaks.'),
+  name: described({ type: 'string', minLength: 1, maxLength: 255 }, 'Internal name; stored trimmed.'),
+  description: described(orNull({ type: 'string', maxLength: 2000 }), 'Internal note.'),
+  subject: described(singleLine({ type: 'string', minLength: 1, maxLength: 998 }), 'Liquid template (see Templates); no line breaks.'),
   body: described({ type: 'string', minLength: 1 }, 'HTML with Liquid placeholders, rendered for each recipient.'),
-  from: described(email, 'Sender address; its domain (or a parent domain) must be verified for the project (else 403).'),
-  fromName: nullable({ type: 'string', maxLength: 255 }, 'Sender display name.'),
-  replyTo: nullable({ ...email }, 'Reply-to address.'),
+  from: described(emailAddress, 'Sender address; its domain (or a parent domain) must be verified for the project (else 403).'),
+  fromName: described(orNull(singleLine({ type: 'string', maxLength: 255 })), 'Sender display name; no line breaks.'),
+  replyTo: described(orNull(emailAddress), 'Reply-to address.'),
   type: described(
     { type: 'string', enum: ['MARKETING', 'TRANSACTIONAL', 'HEADLESS'], default: 'MARKETING' },
     '`MARKETING` goes to subscribed contacts only and carries the unsubscribe link and headers; `TRANSACTIONAL` and ' +
       '`HEADLESS` go to every contact of the audience. Suppressed addresses never receive a campaign.',
   ),
   audienceType: described({ type: 'string', enum: ['ALL', 'SEGMENT', 'FILTERED'] }, 'Who receives it: every contact, a segment, or a condition.'),
-  segmentId: nullable({ ...uuid }, 'A segment of the project; required when `audienceType` is `SEGMENT`.'),
-  audienceCondition: {
-    type: ['object', 'null'],
-    description:
-      'A filter condition `{ logic, groups }` as segments use it; required when `audienceType` is `FILTERED`. An invalid ' +
+  segmentId: described(orNull(uuid), 'A segment of the project; required when `audienceType` is `SEGMENT`.'),
+  audienceCondition: described(
+    orNull(schemaRef('Condition')),
+    'A filter condition `{ logic, groups }` as segments use it; required when `audienceType` is `FILTERED`. An invalid ' +
       'tree is a 422 whose `errors[].field` points inside it.',
-  },
+  ),
 };
+
+/** `POST /campaigns`: the required fields, and what the audience type needs besides. */
+const createBody: Schema = {
+  ...object(fields, ['name', 'subject', 'body', 'from', 'audienceType']),
+  anyOf: [
+    object({ audienceType: { const: 'ALL' } }),
+    object({ audienceType: { const: 'SEGMENT' }, segmentId: uuid }),
+    object({ audienceType: { const: 'FILTERED' }, audienceCondition: schemaRef('Condition') }),
+  ],
+};
+
+/** A time `new Date()` reads: an ISO 8601 date-time, or milliseconds since 1970 within its range. */
+const sendTime: Schema = { anyOf: [dateTime, { type: 'number', minimum: -8.64e15, maximum: 8.64e15 }] };
 
 const unverifiedSender: Response = jsonResponse(
   'The sender domain is not verified for the project (`INTERNAL_SERVER_ERROR`, as the specification fixes it).',
@@ -120,7 +133,7 @@ export const pathModule: PathModule = {
         id: uuid,
         ...fields,
         status: { type: 'string', enum: statuses },
-        scheduledFor: nullable({ ...dateTime }, 'When a scheduled send starts (or started).'),
+        scheduledFor: described(orNull(dateTime), 'When a scheduled send starts (or started).'),
         totalRecipients: counter('The audience size when sending started.'),
         sentCount: counter('Emails handed to the transport.'),
         deliveredCount: counter('Emails delivered.'),
@@ -128,9 +141,9 @@ export const pathModule: PathModule = {
         clickedCount: counter('Emails clicked at least once.'),
         bouncedCount: counter('Emails that bounced for good.'),
         complainedCount: counter('Emails marked as spam.'),
-        stoppedReason: nullable({ type: 'string' }, 'Why a CANCELLED campaign stopped.'),
+        stoppedReason: described(orNull({ type: 'string' }), 'Why a CANCELLED campaign stopped.'),
         projectId: uuid,
-        sentAt: nullable({ ...dateTime }, 'When every recipient had been attempted.'),
+        sentAt: described(orNull(dateTime), 'When every recipient had been attempted.'),
         createdAt: dateTime,
         updatedAt: dateTime,
       }),
@@ -172,7 +185,7 @@ export const pathModule: PathModule = {
         operationId: 'createCampaign',
         summary: 'Create a campaign',
         description: 'Creates a `DRAFT`. Checks the audience and the Liquid syntax (422), then the sender domain (403).',
-        requestBody: jsonBody(object(fields, ['name', 'subject', 'body', 'from', 'audienceType'])),
+        requestBody: jsonBody(createBody),
         responses: {
           '201': jsonResponse('The new campaign, in the envelope.', object({ success: { const: true }, data: schemaRef('Campaign') }), {
             ...okHeaders,
@@ -243,10 +256,7 @@ export const pathModule: PathModule = {
           'checked again. 503 when the workflow could not be started; nothing changed then. Sending now when the project has no ' +
           'email left under its billing limit is 403 `BILLING_LIMIT_EXCEEDED`; a campaign that reaches the limit while sending ' +
           'stops as `CANCELLED` with a `stoppedReason` naming it (see Billing limits).',
-        requestBody: {
-          required: false,
-          content: { 'application/json': { schema: object({ scheduledFor: nullable({ ...dateTime }, 'When to send; omit or null for now.') }, []) } },
-        },
+        requestBody: jsonBody(object({ scheduledFor: described(orNull(sendTime), 'When to send; omit or null for now.') }, []), false),
         responses: {
           '200': jsonResponse(
             'Sending or scheduled.',
@@ -298,7 +308,7 @@ export const pathModule: PathModule = {
           'move: it is a one-off email (source `TEST`) delivered like `/v1/send` mail, rendered with no contact data (variables ' +
           'render empty or as their fallback; no unsubscribe link). It counts against the billing limit on emails: past it, ' +
           '403 `BILLING_LIMIT_EXCEEDED`.',
-        requestBody: jsonBody(object({ email })),
+        requestBody: jsonBody(object({ email: emailAddress })),
         responses: {
           '200': jsonResponse('Queued for delivery.', schemaRef('Success'), { ...okHeaders, example: { success: true } }),
           '403': unverifiedSender,

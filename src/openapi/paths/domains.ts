@@ -11,9 +11,15 @@ import {
   pathParam,
   rateLimitHeaders,
   schemaRef,
+  trimmedPattern,
   uuid,
 } from '../builders';
 import type { PathModule } from '../types';
+
+/** A DNS label as src/domains/records.ts takes it, in either letter case (it is lower-cased). */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** The last label holds a letter, which refuses IP addresses. */
+const LAST_LABEL_HAS_LETTER = '[A-Za-z][A-Za-z0-9-]*\\.?[^A-Za-z0-9.-]*$';
 
 const domainId = pathParam('id', 'The domain, as answered when it was added.');
 const secretKeyErrors = [401, 403, 429] as const;
@@ -93,9 +99,10 @@ export const pathModule: PathModule = {
     AddDomainBody: {
       ...object({
         domain: described(
-          { type: 'string', minLength: 1 },
-          'A hostname such as `example.com` or `news.example.com`; stored lower-case (internationalised names in ' +
-            'their `xn--` form, a trailing dot dropped). IP addresses and single labels are refused (422).',
+          { type: 'string', allOf: [{ pattern: trimmedPattern(`(?:${LABEL}\\.)+${LABEL}\\.?`) }, { pattern: LAST_LABEL_HAS_LETTER }] },
+          'A hostname such as `example.com` or `news.example.com`, at most 253 characters: two labels or more, the last ' +
+            'with a letter; white space around it and one trailing dot are dropped, and it is stored lower-case ' +
+            '(internationalised names, also accepted, in their `xn--` form). IP addresses and single labels are refused (422).',
         ),
       }),
       example: { domain: 'example.com' },

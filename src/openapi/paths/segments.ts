@@ -8,8 +8,10 @@ import {
   errorResponse,
   jsonBody,
   jsonResponse,
+  notBlank,
   object,
   offsetPage,
+  orNull,
   parameterRef,
   pathParam,
   queryParam,
@@ -17,27 +19,8 @@ import {
   schemaRef,
   uuid,
 } from '../builders';
+import { CONDITION_RULES, conditionSchemas } from '../conditions';
 import type { PathModule, Response, Schema } from '../types';
-
-/** How a condition tree is evaluated (CONTRACT section 8), as Markdown. */
-export const CONDITION_RULES = [
-  'A condition is `{ logic, groups }`. A group matches when all its `filters` match **and** its nested `conditions` ' +
-    '(if any) match; `logic` (`AND` or `OR`, default `AND`) joins the groups of one level. An empty `groups` array ' +
-    'matches every contact.',
-  '',
-  '- Fields: `email`, `subscribed`, `createdAt`, `updatedAt`, `data.<key>` (nested: `data.a.b`) and `event.<name>` ' +
-    '(an event of that name on the contact).',
-  '- Operators: `equals`, `notEquals`, `contains`, `notContains`, `startsWith`, `endsWith`, `greaterThan`, ' +
-    '`lessThan`, `greaterThanOrEqual`, `lessThanOrEqual`, `in`, `notIn` (array value), `exists`, `notExists`; for ' +
-    'dates `within` and `olderThan` (a number of `unit`s: `minutes`, `hours`, `days` (default), `weeks`, `months`), ' +
-    '`before`, `after` (ISO 8601 value).',
-  '- `event.<name>` takes `exists`, `notExists`, `within`/`olderThan` (its last occurrence) and ' +
-    '`greaterThan`/`lessThan`/`equals` (how many times, a whole number).',
-  "- Comparisons use the key's inferred type. String `equals`, `contains`, `in` are case-insensitive. A filter on a " +
-    'key no contact has matches nobody (`notExists` matches everyone).',
-  '- An unknown operator, field shape or unit answers 422 `VALIDATION_ERROR`, each `field` being the path in the tree ' +
-    '(`condition.groups[0].filters[1].operator`). At most 5 levels and 100 filters.',
-].join('\n');
 
 const segmentId = pathParam('id', 'The segment.');
 const secretKeyErrors = [401, 403, 429] as const;
@@ -69,8 +52,8 @@ const exampleSegment = {
 };
 
 const fields = {
-  name: described({ type: 'string', minLength: 1, maxLength: 100 }, 'Display name; also gives the slug of the entry and exit events.'),
-  description: described({ type: ['string', 'null'], maxLength: 500 }, 'Internal note.'),
+  name: described(notBlank({ type: 'string', maxLength: 100 }), 'Display name, trimmed; also gives the slug of the entry and exit events.'),
+  description: described(orNull({ type: 'string', maxLength: 500 }), 'Internal note.'),
   type: described(
     { type: 'string', enum: ['DYNAMIC', 'STATIC'], default: 'DYNAMIC' },
     '`DYNAMIC`: the contacts matching `condition`, evaluated live. `STATIC`: a list managed with `/segments/{id}/members`. Fixed at creation.',
@@ -80,6 +63,12 @@ const fields = {
     { type: 'boolean', default: false },
     'Keep a stored membership and record `segment.<slug>.entry` / `segment.<slug>.exit` events as contacts join and leave.',
   ),
+};
+
+/** `POST /segments`: a `STATIC` segment takes any `condition` (and drops it), any other needs a valid one. */
+const createBody: Schema = {
+  ...object({ ...fields, condition: described({}, fields.condition.description as string) }, ['name']),
+  anyOf: [object({ type: { const: 'STATIC' } }), object({ condition: schemaRef('Condition') })],
 };
 
 const badBody: Response = jsonResponse(
@@ -109,7 +98,7 @@ const staticOnly = errorResponse(400, 'BAD_REQUEST', 'The segment is DYNAMIC: it
   message: 'Members are managed on STATIC segments only; a DYNAMIC segment follows its condition',
 });
 
-const emails = (description: string): Schema => described({ ...arrayOf(email), minItems: 1, maxItems: 1000 }, description);
+const emails = (item: Schema, description: string): Schema => described({ ...arrayOf(item), minItems: 1, maxItems: 1000 }, description);
 
 /** Segments: dynamic conditions and static lists of contacts. */
 export const pathModule: PathModule = {
@@ -136,26 +125,12 @@ export const pathModule: PathModule = {
       CONDITION_RULES,
   },
   schemas: {
-    ConditionFilter: object(
-      {
-        field: described({ type: 'string' }, '`email`, `subscribed`, `createdAt`, `updatedAt`, `data.<key>` or `event.<name>`.'),
-        operator: { type: 'string' },
-        value: { description: 'A string, number or boolean; an array for `in`/`notIn`; absent for `exists`/`notExists`.' },
-        unit: { type: 'string', enum: ['minutes', 'hours', 'days', 'weeks', 'months'] },
-      },
-      ['field', 'operator'],
-    ),
-    ConditionGroup: object({ filters: arrayOf(schemaRef('ConditionFilter')), conditions: schemaRef('Condition') }, ['filters']),
-    Condition: {
-      ...object({ logic: { type: 'string', enum: ['AND', 'OR'], default: 'AND' }, groups: arrayOf(schemaRef('ConditionGroup')) }, ['groups']),
-      description: CONDITION_RULES,
-      example: exampleCondition,
-    },
+    ...conditionSchemas(exampleCondition),
     Segment: {
       ...object({
         id: uuid,
         ...fields,
-        condition: { oneOf: [schemaRef('Condition'), { type: 'null' }] },
+        condition: orNull(schemaRef('Condition')),
         memberCount: described({ type: 'integer', minimum: 0 }, 'Cached count; see the tag description.'),
         projectId: uuid,
         createdAt: dateTime,
@@ -184,7 +159,7 @@ export const pathModule: PathModule = {
         operationId: 'createSegment',
         summary: 'Create a segment',
         description: 'Counts the members of a DYNAMIC segment right away (`memberCount`). Computing a tracked segment is a separate step (`compute`).',
-        requestBody: jsonBody(object(fields, ['name'])),
+        requestBody: jsonBody(createBody),
         responses: {
           '201': jsonResponse('The new segment.', schemaRef('Segment'), { ...okHeaders, example: exampleSegment }),
           '400': badBody,
@@ -257,7 +232,7 @@ export const pathModule: PathModule = {
         requestBody: jsonBody(
           object(
             {
-              emails: emails('1 to 1,000 addresses.'),
+              emails: emails(email, '1 to 1,000 addresses.'),
               createMissing: described({ type: 'boolean', default: false }, 'Create contacts for unknown emails.'),
               subscribed: described({ type: 'boolean', default: true }, 'Subscription of the contacts created.'),
             },
@@ -282,7 +257,7 @@ export const pathModule: PathModule = {
       delete: {
         operationId: 'removeSegmentMembers',
         summary: 'Remove members from a STATIC segment',
-        requestBody: jsonBody(object({ emails: emails('1 to 1,000 addresses; unknown ones are ignored.') })),
+        requestBody: jsonBody(object({ emails: emails({ type: 'string' }, '1 to 1,000 strings; those that are no member are ignored.') })),
         responses: {
           '200': jsonResponse('How many members were removed.', object({ removed: { type: 'integer' } }), { ...okHeaders, example: { removed: 2 } }),
           '400': staticOnly,

@@ -4,28 +4,29 @@ import {
   described,
   email,
   errorExample,
+  ignoringCase,
   jsonBody,
   jsonResponse,
   object,
+  orNull,
   parameterRef,
   rateLimitHeaders,
   responseRef,
   schemaRef,
+  singleLine,
+  SPACE,
   uuid,
 } from '../builders';
 import type { PathModule } from '../types';
 import { DATA_RULES } from './contacts';
 
 const address = (what: string) =>
-  described(
-    {
-      oneOf: [
-        email,
-        object({ name: { type: 'string' }, email }, ['email']),
-      ],
-    },
-    `${what}: an address, or \`{ name, email }\`.`,
-  );
+  described({ anyOf: [email, object({ name: { type: 'string' }, email }, ['email'])] }, `${what}: an address, or \`{ name, email }\`.`);
+
+/** The headers Herald writes itself or takes from other fields, in any case (src/sending/reserved-headers.ts). */
+const RESERVED_HEADER = `^(?:(?:${['to', 'cc', 'bcc', 'from', 'sender', 'reply-to', 'return-path', 'message-id', 'date', 'mime-version']
+  .map(ignoringCase)
+  .join('|')})$|${ignoringCase('content-')}|${ignoringCase('list-unsubscribe')})`;
 
 const DESCRIPTION = [
   'Transactional email to one or many recipients (up to 100), from a template or from the request itself. Secret key.',
@@ -60,21 +61,22 @@ export const pathModule: PathModule = {
     SendRequest: {
       ...object(
         {
-          to: described(
-            { oneOf: [address('A recipient'), { type: 'array', minItems: 1, maxItems: 100, items: address('A recipient') }] },
-            'One recipient or up to 100.',
-          ),
+          to: described({ anyOf: [address('A recipient'), { type: 'array', minItems: 1, maxItems: 100, items: address('A recipient') }] }, 'One recipient or up to 100.'),
           template: described(uuid, 'A template of the project; its subject, body, sender and type are the defaults.'),
-          subject: described({ type: 'string', minLength: 1, maxLength: 998 }, 'Required without a template; no newlines.'),
+          subject: described(singleLine({ type: 'string', minLength: 1, maxLength: 998 }), 'Required without a template; no newlines.'),
           body: described({ type: 'string', minLength: 1 }, 'HTML (or Markdown with `type: markdown`); required without a template.'),
           type: described({ type: 'string', enum: ['html', 'markdown'], default: 'html' }, 'How `body` is written.'),
           from: address('The sender; required when the template has none'),
           name: described({ type: 'string' }, 'Sender name when `from` is a plain address.'),
           reply: described(email, 'Reply-To address.'),
           subscribed: described({ type: 'boolean' }, 'Subscription state to apply; contacts created here default to `false`.'),
-          data: described(schemaRef('ContactDataPatch'), 'Applied to every recipient; `{ value, persistent: false }` values only render.'),
+          data: described(orNull(schemaRef('ContactDataPatch')), 'Applied to every recipient; `{ value, persistent: false }` values only render.'),
           headers: described(
-            { type: 'object', additionalProperties: { type: 'string', maxLength: 998 } },
+            {
+              type: 'object',
+              propertyNames: { allOf: [singleLine({ pattern: '^[!-9;-~]+$' }), { not: { pattern: RESERVED_HEADER } }] },
+              additionalProperties: singleLine({ type: 'string', maxLength: 998 }),
+            },
             'Extra headers; names and values without CR/LF. Headers that name recipients or identity are refused with ' +
               '422 code `reserved_header` naming the header: `To`, `Cc`, `Bcc`, `From`, `Sender`, `Reply-To` (use `reply`), ' +
               '`Return-Path`, `Message-ID`, `Date`, `MIME-Version`, `Content-*` and `List-Unsubscribe*`, in any case. ' +
@@ -86,18 +88,22 @@ export const pathModule: PathModule = {
               maxItems: 10,
               items: object(
                 {
-                  filename: { type: 'string', minLength: 1, maxLength: 255 },
-                  content: described({ type: 'string', format: 'byte' }, 'Base64.'),
-                  contentType: described({ type: 'string' }, 'MIME type; `application/octet-stream` when omitted.'),
+                  filename: singleLine({ type: 'string', minLength: 1, maxLength: 255 }),
+                  content: described({ type: 'string', pattern: `^[A-Za-z0-9+/\\r\\n]*={0,2}[${SPACE}]*$` }, 'Base64.'),
+                  contentType: described(
+                    singleLine({ type: 'string', pattern: '^[A-Za-z0-9_.+-]+/[A-Za-z0-9_.+-]+$' }),
+                    'MIME type; `application/octet-stream` when omitted.',
+                  ),
                 },
                 ['filename', 'content'],
               ),
             },
-            'Up to 10, 10 MB in total.',
+            'Up to 10, 10 MB in total once decoded.',
           ),
         },
         ['to'],
       ),
+      anyOf: [{ required: ['template'] }, { required: ['subject', 'body'] }],
       example: {
         to: ['ada@example.com', { name: 'Bob', email: 'bob@example.com' }],
         from: 'hello@mail.example.com',

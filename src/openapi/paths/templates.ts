@@ -3,17 +3,20 @@ import {
   commonErrors,
   dateTime,
   described,
-  email,
+  emailAddress,
   errorExample,
   jsonBody,
   jsonResponse,
+  notBlank,
   object,
   offsetPage,
+  orNull,
   parameterRef,
   pathParam,
   queryParam,
   rateLimitHeaders,
   schemaRef,
+  singleLine,
   sortDirParam,
   uuid,
 } from '../builders';
@@ -48,11 +51,6 @@ const templateId = pathParam('id', 'The template.');
 const secretKeyErrors = [401, 403, 429] as const;
 const okHeaders = { headers: rateLimitHeaders };
 const emailType: Schema = { type: 'string', enum: ['MARKETING', 'TRANSACTIONAL', 'HEADLESS'] };
-const nullable = (schema: Schema, description: string): Schema => ({
-  ...schema,
-  type: [schema.type as string, 'null'],
-  description,
-});
 
 const exampleTemplate = {
   id: '3f6c1d2e-9a8b-4c7d-8e5f-1a2b3c4d5e6f',
@@ -70,13 +68,13 @@ const exampleTemplate = {
 };
 
 const fields = {
-  name: described({ type: 'string', minLength: 1, maxLength: 255 }, 'Internal name.'),
-  description: nullable({ type: 'string', maxLength: 2000 }, 'Internal note, never sent to recipients.'),
+  name: described(notBlank({ type: 'string', maxLength: 255 }), 'Internal name; stored trimmed.'),
+  description: described(orNull({ type: 'string', maxLength: 2000 }), 'Internal note, never sent to recipients.'),
   subject: described({ type: 'string', maxLength: 998 }, 'Liquid template; rendered on one line. Defaults to an empty string.'),
   body: described({ type: 'string' }, 'HTML with Liquid placeholders. Defaults to an empty string.'),
-  from: described(email, "Sender address; its domain (or a parent domain) must be verified for the project."),
-  fromName: nullable({ type: 'string', maxLength: 255 }, 'Sender display name; no line breaks.'),
-  replyTo: nullable({ ...email }, 'Reply-to address.'),
+  from: described(emailAddress, "Sender address; its domain (or a parent domain) must be verified for the project."),
+  fromName: described(orNull(singleLine({ type: 'string', maxLength: 255 })), 'Sender display name; no line breaks.'),
+  replyTo: described(orNull(emailAddress), 'Reply-to address.'),
   type: described(
     emailType,
     '`MARKETING` (default) adds the unsubscribe link and `List-Unsubscribe` headers and skips unsubscribed contacts ' +

@@ -3,11 +3,12 @@ import {
   commonErrors,
   dateTime,
   described,
-  email,
+  emailAddress,
   errorExample,
   jsonBody,
   jsonResponse,
   object,
+  orNull,
   parameterRef,
   rateLimitHeaders,
   responseRef,
@@ -109,16 +110,16 @@ export const pathModule: PathModule = {
     TrackRequest: {
       ...object(
         {
-          email: described(email, 'The contact; created when unknown.'),
+          email: described(emailAddress, 'The contact; created when unknown.'),
           event: described({ type: 'string', minLength: 1, maxLength: 255 }, `The event name. ${RESERVED_NAMES}`),
           data: described(
-            schemaRef('ContactDataPatch'),
+            orNull(schemaRef('ContactDataPatch')),
             'Stored on the contact and attached to the event; see the `data` rules.',
           ),
           subscribed: described(
-            { type: 'boolean' },
+            orNull({ type: 'boolean' }),
             'Subscription state to apply. New contacts default to `true`; existing ones are unchanged unless it is ' +
-              'given.',
+              'given (null counts as not given).',
           ),
         },
         ['email', 'event'],

@@ -1,5 +1,6 @@
 import {
   arrayOf,
+  choiceIgnoringCase,
   commonErrors,
   cursorPage,
   dateTime,
@@ -8,7 +9,10 @@ import {
   errorResponse,
   jsonBody,
   jsonResponse,
+  notBlank,
   object,
+  orEmpty,
+  orNull,
   parameterRef,
   pathParam,
   queryParam,
@@ -17,33 +21,13 @@ import {
   uuid,
 } from '../builders';
 import type { PathModule, Response, Schema } from '../types';
+import { newStepBody, STEP_CONFIGS, STEP_TYPES } from '../workflow-steps';
 
 const workflowId = pathParam('id', 'The workflow.');
 const secretKeyErrors = [401, 403, 429] as const;
 const okHeaders = { headers: rateLimitHeaders };
-const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
 const text = (description: string): Schema => described({ type: 'string' }, description);
-const STEP_TYPES = ['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'];
 const STATUSES = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'CANCELLED', 'FAILED'];
-
-const STEP_CONFIGS = [
-  'Step `config` by `type` (unknown keys are dropped; a bad config answers 422 naming `config.<key>`):',
-  '',
-  '- `SEND_EMAIL`: `{ templateId }` (a template of the project), or inline `{ subject, body, from, fromName?, replyTo?, type? }` ' +
-    '(Liquid checked at save time; `from` on a verified domain, else 403; `type` `MARKETING` by default). A MARKETING email ' +
-    'is skipped for unsubscribed contacts, and the skip is recorded in the execution `context.skipped`.',
-  '- `DELAY`: `{ amount, unit }`, `amount` greater than 0, `unit` one of `seconds`, `minutes`, `hours`, `days`, `weeks`; at most ten years.',
-  '- `WAIT_FOR_EVENT`: `{ eventName, timeout?: { amount, unit } }`. Its transitions: `yes` (the event arrived), `no` ' +
-    '(timed out) and one unlabelled transition, taken when the outcome has no transition of its own; each optional.',
-  '- `CONDITION`: `{ condition }`, a segment condition tree; `event.data.<key>` reads the triggering event. Needs a `yes` ' +
-    'and a `no` transition.',
-  '- `WEBHOOK`: `{ url (http or https), method? (POST default; GET, POST, PUT, PATCH, DELETE), headers? (string values), body? }`. ' +
-    'Without `body` it sends `{ event, contact, workflow, execution }` as JSON; a `body` is rendered as a template. ' +
-    'Requests time out after 10 s and are retried; private and loopback addresses (also wrapped in an IPv6 address: IPv4-mapped or ' +
-    '-compatible, NAT64, 6to4, Teredo) are refused unless `WEBHOOK_ALLOW_PRIVATE=true`.',
-  '- `UPDATE_CONTACT`: `{ data?, subscribed? }`, at least one; `data` follows the contact data rules.',
-  '- `EXIT`: `{}`; ends the execution as `EXITED`.',
-].join('\n');
 
 const GRAPH_RULES = [
   '**Graph rules.** The entry step is the one no transition enters. A transition is refused (422) when it leads from a ' +
@@ -91,8 +75,8 @@ const exampleExecution = {
 };
 
 const workflowFields = {
-  name: described({ type: 'string', minLength: 1, maxLength: 255 }, 'Display name.'),
-  description: nullable({ type: 'string', maxLength: 2000 }),
+  name: described(notBlank({ type: 'string', maxLength: 255 }), 'Display name, trimmed.'),
+  description: orNull({ type: 'string', maxLength: 2000 }),
   triggerType: described({ type: 'string', enum: ['EVENT'], default: 'EVENT' }, 'Only `EVENT`.'),
   triggerConfig: described(object({ eventName: { type: 'string', minLength: 1, maxLength: 255 } }, []), 'The event that starts an execution; required to enable.'),
   allowReentry: described({ type: 'boolean', default: false }, 'Whether a contact may enter again once its previous execution ended.'),
@@ -107,9 +91,9 @@ const unverifiedSender = errorResponse(403, 'INTERNAL_SERVER_ERROR', 'The `from`
 const unavailable = errorResponse(503, 'SERVICE_UNAVAILABLE', 'Temporal is not reachable');
 const deleted = jsonResponse('Deleted.', schemaRef('Success'), { ...okHeaders, example: { success: true } });
 const stepBody = {
-  name: described({ type: 'string', minLength: 1, maxLength: 255 }, 'Display name; defaults to the type (`Send email`, `Delay`, …).'),
+  name: described(notBlank({ type: 'string', maxLength: 255 }), 'Display name, trimmed; defaults to the type (`Send email`, `Delay`, …).'),
   config: described({ type: 'object' }, 'See the tag description.'),
-  position: described(nullable(object({ x: { type: 'number' }, y: { type: 'number' } })), 'Where the editor draws the step.'),
+  position: described(orNull(object({ x: { type: 'number' }, y: { type: 'number' } })), 'Where the editor draws the step.'),
 };
 
 /** Workflows: per-contact automations over a graph of steps, started by events. */
@@ -123,7 +107,7 @@ export const pathModule: PathModule = {
   },
   schemas: {
     WorkflowStep: object({ id: uuid, type: { type: 'string', enum: STEP_TYPES }, name: { type: 'string' }, config: { type: 'object' }, position: stepBody.position }),
-    WorkflowTransition: object({ id: uuid, fromStepId: uuid, toStepId: uuid, branch: nullable({ type: 'string', enum: ['yes', 'no'] }) }),
+    WorkflowTransition: object({ id: uuid, fromStepId: uuid, toStepId: uuid, branch: orNull({ type: 'string', enum: ['yes', 'no'] }) }),
     Workflow: {
       ...object({
         id: uuid,
@@ -140,13 +124,13 @@ export const pathModule: PathModule = {
       ...object({
         id: uuid,
         workflowId: uuid,
-        contactId: described(nullable(uuid), 'Null once the contact was deleted.'),
+        contactId: described(orNull(uuid), 'Null once the contact was deleted.'),
         status: described({ type: 'string', enum: STATUSES }, '`RUNNING` and `WAITING` (on a delay or an event) are active; the rest are final.'),
-        currentStepId: nullable(uuid),
+        currentStepId: orNull(uuid),
         context: described({ type: 'object' }, 'The context given at start; `skipped` lists SEND_EMAIL steps that sent nothing, and why.'),
-        error: described(nullable({ type: 'string' }), 'Why a `FAILED` execution failed.'),
+        error: described(orNull({ type: 'string' }), 'Why a `FAILED` execution failed.'),
         startedAt: dateTime,
-        completedAt: nullable(dateTime),
+        completedAt: orNull(dateTime),
       }),
       example: exampleExecution,
     },
@@ -227,7 +211,7 @@ export const pathModule: PathModule = {
         operationId: 'addWorkflowStep',
         summary: 'Add a step',
         description: 'The step is not connected; add transitions to place it in the graph.',
-        requestBody: jsonBody(object({ type: { type: 'string', enum: STEP_TYPES }, ...stepBody }, ['type'])),
+        requestBody: jsonBody(newStepBody(stepBody)),
         responses: {
           '201': jsonResponse('The new step.', schemaRef('WorkflowStep'), okHeaders),
           '403': unverifiedSender,
@@ -265,7 +249,7 @@ export const pathModule: PathModule = {
         operationId: 'addWorkflowTransition',
         summary: 'Add a transition',
         requestBody: jsonBody(
-          object({ fromStepId: uuid, toStepId: uuid, branch: described({ type: 'string', enum: ['yes', 'no'] }, 'Required from CONDITION steps; optional from WAIT_FOR_EVENT.') }, [
+          object({ fromStepId: uuid, toStepId: uuid, branch: described(orNull({ type: 'string', enum: ['yes', 'no'] }), 'Required from CONDITION steps; optional from WAIT_FOR_EVENT.') }, [
             'fromStepId',
             'toStepId',
           ]),
@@ -289,7 +273,17 @@ export const pathModule: PathModule = {
         description:
           'Starts an execution for an existing contact, named by `contactId` or `email` (exactly one), also while the ' +
           'workflow is disabled. The graph must be able to run (422). `context` is stored on the execution.',
-        requestBody: jsonBody(object({ contactId: uuid, email: { type: 'string', format: 'email' }, context: { type: 'object' } }, [])),
+        requestBody: jsonBody({
+          ...object(
+            {
+              contactId: uuid,
+              email: described({ type: 'string', maxLength: 320 }, 'The email of an existing contact, as stored.'),
+              context: orNull({ type: 'object' }),
+            },
+            [],
+          ),
+          oneOf: [{ required: ['contactId'] }, { required: ['email'] }],
+        }),
         responses: {
           '201': jsonResponse('The execution.', schemaRef('WorkflowExecution'), okHeaders),
           '409': jsonResponse(
@@ -308,7 +302,11 @@ export const pathModule: PathModule = {
         parameters: [
           parameterRef('Limit'),
           parameterRef('Cursor'),
-          queryParam('status', 'Only executions in this status; an unrecognised value answers 400.', { type: 'string', enum: STATUSES }),
+          queryParam(
+            'status',
+            `Only executions in this status (${STATUSES.join(', ')}), in any letter case; empty means all, anything else answers 400.`,
+            orEmpty(choiceIgnoringCase(STATUSES)),
+          ),
         ],
         responses: { '200': jsonResponse('A page of executions.', cursorPage(schemaRef('WorkflowExecution')), okHeaders), ...commonErrors(...secretKeyErrors, 400, 404) },
       },
