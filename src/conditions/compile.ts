@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { FieldType } from '../contacts/data-rules';
-import type { Condition, Filter, Group } from './condition';
+import { MAX_AMOUNT, type Condition, type Filter, type Group } from './condition';
 
 /**
  * The one condition engine: compiles a validated condition tree to a parameterised SQL
@@ -59,8 +59,41 @@ function param(ctx: CompileContext, value: unknown): string {
   return `$${ctx.params.length}`;
 }
 
+/** `now() - interval` stays a valid timestamp: the amount is held within MAX_AMOUNT (conditions saved before it was checked). */
 function interval(ctx: CompileContext, filter: Filter): string {
-  return `${param(ctx, `${Number(filter.value)} ${filter.unit ?? 'days'}`)}::interval`;
+  const unit = filter.unit ?? 'days';
+  const amount = Math.min(Math.max(Number(filter.value) || 0, 0), MAX_AMOUNT[unit]);
+  return `${param(ctx, `${amount} ${unit}`)}::interval`;
+}
+
+/**
+ * A value as a SQL literal of `type`: a parameter when the value reads as that type, else a typed
+ * NULL, which matches nothing. Field types are inferred from data and can change after a
+ * condition was saved, so a value that does not fit must never make the query fail.
+ */
+function literal(ctx: CompileContext, type: CompareType, value: unknown): string {
+  const fitting = asType(type, value);
+  return fitting === undefined ? `NULL::${CAST[type]}` : `${param(ctx, fitting)}::${CAST[type]}`;
+}
+
+function asType(type: CompareType, value: unknown): string | undefined {
+  const text = String(value);
+  if (type === 'number') return text.trim() !== '' && Number.isFinite(Number(text)) ? String(Number(text)) : undefined;
+  if (type === 'boolean') return ['true', 'false'].includes(text.toLowerCase()) ? text.toLowerCase() : undefined;
+  if (type === 'date') {
+    const time = Date.parse(text);
+    return Number.isNaN(time) || Math.abs(time) > 8.64e15 ? undefined : new Date(time).toISOString();
+  }
+  return text;
+}
+
+/** A standard column read as `type`: itself when it has that type, else converted where it reads as one (NULL otherwise). */
+function standardTyped(column: string, own: CompareType, type: CompareType): string {
+  if (type === own) return column;
+  if (type === 'date') return `herald_try_timestamptz(${column}::text)`;
+  if (type === 'number') return `(CASE WHEN ${column}::text ~ '^-?[0-9]+(\\.[0-9]+)?$' THEN ${column}::text::numeric END)`;
+  if (type === 'boolean') return `(CASE WHEN lower(${column}::text) IN ('true', 'false') THEN ${column}::text::boolean END)`;
+  return `${column}::text`;
 }
 
 function likePattern(filter: Filter): string {
@@ -77,7 +110,12 @@ function compileFilter(filter: Filter, ctx: CompileContext): string {
     const standard = STANDARD[filter.field];
     if (filter.operator === 'exists') return 'TRUE';
     if (filter.operator === 'notExists') return 'FALSE';
-    return compileValue(filter, { text: () => (standard.type === 'string' ? standard.column : `${standard.column}::text`), typed: () => standard.column, type: standard.type, exists: () => 'TRUE' }, ctx);
+    return compileValue(filter, {
+      text: () => (standard.type === 'string' ? standard.column : `${standard.column}::text`),
+      typed: (type) => standardTyped(standard.column, standard.type, type),
+      type: standard.type,
+      exists: () => 'TRUE',
+    }, ctx);
   }
   return compileValue(filter, dataValue(filter, ctx), ctx);
 }
@@ -144,13 +182,13 @@ function compileValue(filter: Filter, source: ValueSource, ctx: CompileContext):
   }
   if (operator === 'olderThan') return `(${source.typed('date')} < now() - ${interval(ctx, filter)})`;
   if (operator === 'before' || operator === 'after') {
-    return `(${source.typed('date')} ${operator === 'before' ? '<' : '>'} ${param(ctx, filter.value)}::timestamptz)`;
+    return `(${source.typed('date')} ${operator === 'before' ? '<' : '>'} ${literal(ctx, 'date', filter.value)})`;
   }
   if (operator === 'in' || operator === 'notIn') {
     const values = filter.value as unknown[];
     const list = source.type === 'string'
       ? `${param(ctx, values.map((value) => String(value).toLowerCase()))}::text[]`
-      : `${param(ctx, values.map(String))}::${CAST[source.type]}[]`;
+      : `${param(ctx, values.flatMap((value) => asType(source.type, value) ?? []))}::${CAST[source.type]}[]`;
     const left = source.type === 'string' ? `lower(${source.text()})` : source.typed(source.type);
     return operator === 'in' ? `(${left} = ANY(${list}))` : `(${left} <> ALL(${list}))`;
   }
@@ -159,7 +197,7 @@ function compileValue(filter: Filter, source: ValueSource, ctx: CompileContext):
     const fold = operator === 'equals' || operator === 'notEquals';
     return fold ? `(lower(${source.text()}) ${sign} lower(${param(ctx, String(filter.value))}::text))` : `(${source.text()} ${sign} ${param(ctx, String(filter.value))}::text)`;
   }
-  return `(${source.typed(source.type)} ${sign} ${param(ctx, String(filter.value))}::${CAST[source.type]})`;
+  return `(${source.typed(source.type)} ${sign} ${literal(ctx, source.type, filter.value)})`;
 }
 
 function compileEvent(filter: Filter, ctx: CompileContext): string {
@@ -175,7 +213,7 @@ function compileEvent(filter: Filter, ctx: CompileContext): string {
     case 'olderThan':
       return `((SELECT max(e.created_at) ${ofContact}) < now() - ${interval(ctx, filter)})`;
     default:
-      return `((SELECT count(*) ${ofContact}) ${COMPARISON[filter.operator]} ${param(ctx, Number(filter.value))}::bigint)`;
+      return `((SELECT count(*) ${ofContact}) ${COMPARISON[filter.operator]} ${param(ctx, Math.min(Number(filter.value) || 0, Number.MAX_SAFE_INTEGER))}::bigint)`;
   }
 }
 

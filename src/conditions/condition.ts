@@ -44,6 +44,9 @@ export type Operator = (typeof OPERATORS)[number];
 export const UNITS = ['minutes', 'hours', 'days', 'weeks', 'months'] as const;
 export type Unit = (typeof UNITS)[number];
 
+/** The largest `within`/`olderThan` amount per unit: 200 years, which keeps `now() - amount` a valid timestamp. */
+export const MAX_AMOUNT: Record<Unit, number> = { minutes: 105_192_000, hours: 1_753_200, days: 73_050, weeks: 10_435, months: 2_400 };
+
 /** Operators allowed on `event.<name>` filters. */
 export const EVENT_OPERATORS: readonly Operator[] = ['exists', 'notExists', 'within', 'olderThan', 'greaterThan', 'lessThan', 'equals'];
 /** The built-in contact fields a filter may name. */
@@ -104,16 +107,17 @@ export function parseCondition(input: unknown, path = 'condition'): Condition {
     } else if (typeof field === 'string' && field.startsWith('event.') && !EVENT_OPERATORS.includes(operator as Operator)) {
       fail(`${at}.operator`, `event filters take ${EVENT_OPERATORS.join(', ')}`, operator);
     } else {
-      checkValue(operator as Operator, value.value, `${at}.value`, typeof field === 'string' && field.startsWith('event.'));
+      checkValue(operator as Operator, value.value, `${at}.value`, typeof field === 'string' && field.startsWith('event.'), unit);
     }
     if (unit !== undefined && !(UNITS as readonly string[]).includes(unit as string)) fail(`${at}.unit`, `unit is one of ${UNITS.join(', ')}`, unit as string);
     return { field: field as string, operator: operator as Operator, value: value.value, ...(unit ? { unit: unit as Unit } : {}) };
   };
 
-  const checkValue = (operator: Operator, value: unknown, at: string, isEvent: boolean) => {
+  const checkValue = (operator: Operator, value: unknown, at: string, isEvent: boolean, unit: unknown) => {
     if (operator === 'exists' || operator === 'notExists') return;
     if (operator === 'within' || operator === 'olderThan') {
-      if (typeof value !== 'number' || !(value >= 0)) fail(at, `${operator} takes a number of units`, value as string);
+      const max = MAX_AMOUNT[(UNITS as readonly unknown[]).includes(unit) ? (unit as Unit) : 'days'];
+      if (typeof value !== 'number' || !(value >= 0 && value <= max)) fail(at, `${operator} takes a number of units from 0 to ${max} (200 years)`, value as string);
     } else if (operator === 'before' || operator === 'after') {
       if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) fail(at, `${operator} takes an ISO 8601 date`, value as string);
     } else if (operator === 'in' || operator === 'notIn') {
@@ -121,7 +125,7 @@ export function parseCondition(input: unknown, path = 'condition'): Condition {
         fail(at, `${operator} takes a non-empty array of values`);
       }
     } else if (isEvent) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) fail(at, `${operator} on an event compares its count: a whole number`, value as string);
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) fail(at, `${operator} on an event compares its count: a whole number`, value as string);
     } else if (value === undefined || value === null || typeof value === 'object') {
       fail(at, `${operator} takes a string, number or boolean`);
     }

@@ -139,6 +139,30 @@ describe('the condition engine', () => {
     expect(n).toBe(4);
   });
 
+  it('runs comparisons whose value or field does not fit the type, matching nobody instead of failing', async () => {
+    // Each of these made Postgres refuse the query (a cast or a timestamp out of range): a 500 on main.
+    const misfits: Filter[] = [
+      { field: 'subscribed', operator: 'within', value: 3 },
+      { field: 'subscribed', operator: 'before', value: '2020-01-01' },
+      { field: 'email', operator: 'olderThan', value: 1 },
+      { field: 'subscribed', operator: 'greaterThan', value: 5 },
+      { field: 'createdAt', operator: 'equals', value: 'yesterday' },
+      { field: 'createdAt', operator: 'in', value: ['soon', 'later'] },
+      { field: 'data.age', operator: 'greaterThan', value: 'old' },
+      { field: 'data.vip', operator: 'equals', value: 'maybe' },
+    ];
+    for (const filter of misfits) expect([filter, await one(filter)]).toEqual([filter, []]);
+    expect(await one({ field: 'subscribed', operator: 'equals', value: 'TRUE' })).toEqual(['ada', 'cy', 'dee']);
+    // A condition saved before amounts were bounded still runs: the amount is held at 200 years.
+    const [{ n }] = await dataSource.query('SELECT count(*)::int AS n FROM contacts WHERE project_id = $1', [projectId]);
+    const { where, params } = await audienceWhere(dataSource.manager, projectId, {
+      logic: 'AND',
+      groups: [{ filters: [{ field: 'createdAt', operator: 'within', value: 1e300, unit: 'months' }, { field: 'event.purchase', operator: 'lessThan', value: 1e300 }] }],
+    });
+    const rows = await dataSource.query(`SELECT c.email FROM contacts c WHERE ${where}`, params);
+    expect(rows.length).toBeLessThanOrEqual(n);
+  });
+
   it('refuses invalid trees with 422 naming the path', () => {
     const invalid: unknown[] = [
       'nope',
@@ -149,6 +173,9 @@ describe('the condition engine', () => {
       { logic: 'AND', groups: [{ filters: [{ field: 'data.seen', operator: 'within', value: 3, unit: 'years' }] }] },
       { logic: 'AND', groups: [{ filters: [{ field: 'event.x', operator: 'contains', value: 'a' }] }] },
       { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'in', value: [] }] }] },
+      { logic: 'AND', groups: [{ filters: [{ field: 'createdAt', operator: 'olderThan', value: 1e300, unit: 'months' }] }] },
+      { logic: 'AND', groups: [{ filters: [{ field: 'data.seen', operator: 'within', value: 2_401, unit: 'months' }] }] },
+      { logic: 'AND', groups: [{ filters: [{ field: 'event.purchase', operator: 'greaterThan', value: 1e300 }] }] },
     ];
     for (const tree of invalid) {
       let error: any;
