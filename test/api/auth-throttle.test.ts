@@ -70,6 +70,19 @@ describe('/auth throttling', () => {
       expect((await new Client(api.url).post('/auth/login', { email: other, password: PASSWORD })).status).toBe(200);
     });
 
+    it('counts every spelling the account lookup takes for one address against one budget (case, Unicode İ for i)', async () => {
+      const email = uniqueEmail('victim');
+      await new Client(api.url).post('/auth/signup', { email, password: PASSWORD });
+      const variant = email.replace('i', '\u0130');
+      // The lookup finds the account under the variant: a wrong password is a 401, not an unknown account's.
+      for (let i = 0; i < 5; i += 1) expect((await new Client(api.url).post('/auth/login', { email: variant, password: `guess ${i}` })).status).toBe(401);
+      for (let i = 0; i < 5; i += 1) expect((await new Client(api.url).post('/auth/login', { email: email.toUpperCase(), password: `guess ${i}` })).status).toBe(401);
+      const before = argonCalls();
+      expectRateLimited(await new Client(api.url).post('/auth/login', { email, password: PASSWORD }), 15 * 60);
+      expectRateLimited(await new Client(api.url).post('/auth/login', { email: variant, password: PASSWORD }), 15 * 60);
+      expect(argonCalls()).toBe(before);
+    });
+
     it('counts an email without an account alike, so the 429 reveals no account', async () => {
       const email = uniqueEmail('nobody');
       for (let i = 0; i < 10; i += 1) expect((await new Client(api.url).post('/auth/login', { email, password: PASSWORD })).status).toBe(401);
