@@ -8,12 +8,12 @@
  * status and sentCount, and how long the restart and the rest of the send took. Fails when a
  * contact is missing, duplicates exceed the sends in flight, or the campaign is not SENT.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client as PgClient } from 'pg';
 import { Client, signupWithProject } from '../test/support/api';
-import { heraldDatabase, heraldPorts, HeraldProcess } from '../test/support/herald-process';
+import { heraldDatabase, heraldPorts, HeraldProcess, removeDataDir } from '../test/support/herald-process';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import { runBench, waitFor } from './support';
 
@@ -110,6 +110,6 @@ runBench(async () => {
     await db.end().catch(() => undefined);
     await herald.stop();
     await ses.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir(dataDir);
   }
 });
