@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { linkedInto, stageBeside } from './runtime/staged-file';
 
 /** Delivery transport chosen from configuration. */
 export type Transport = 'ses' | 'smtp' | 'outbox';
@@ -233,15 +234,10 @@ function storedSecrets(dataDir: string): Record<string, string> {
   if (!changed) return existing;
   // Written whole beside the file, then put in place: a first file by link, so that of two
   // starts at the same instant one writes and the other reads what it wrote.
-  mkdirSync(dataDir, { recursive: true });
-  const staged = `${file}.${process.pid}.${Date.now()}`;
-  writeFileSync(staged, JSON.stringify(existing, null, 2), { mode: 0o600, flag: 'wx' });
+  const staged = stageBeside(file, JSON.stringify(existing, null, 2), 0o600);
   try {
-    if (!existsSync(file)) linkSync(staged, file);
-    else renameSync(staged, file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return storedSecrets(dataDir);
+    if (existsSync(file)) renameSync(staged, file);
+    else if (!linkedInto(staged, file)) return storedSecrets(dataDir);
   } finally {
     rmSync(staged, { force: true });
   }

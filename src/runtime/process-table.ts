@@ -6,24 +6,42 @@ export type ProcessState = 'running' | 'zombie' | 'gone';
 
 const HAS_PROC = existsSync('/proc/self/stat');
 
+/**
+ * The fields of `/proc/<pid>/stat` from field 3 (the state) on, split at spaces; undefined when
+ * the process is gone. The command name before them is in parentheses and may hold spaces.
+ */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
 /** The state of a process; a zombie holds no port, file or lock any more. */
 export function processState(pid: number): ProcessState {
   if (!Number.isInteger(pid) || pid <= 0) return 'gone';
   if (HAS_PROC) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return 'gone';
-    }
-    // The state letter follows the command name, which is in parentheses and may hold spaces.
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    const state = statFields(pid)?.[0];
+    if (state === undefined) return 'gone';
     return state === 'Z' || state === 'X' ? 'zombie' : 'running';
   }
   const ps = spawnSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' });
   const state = ps.stdout?.trim() ?? '';
   if (state === '') return 'gone';
   return state.startsWith('Z') ? 'zombie' : 'running';
+}
+
+/** The parent pid of a process (Linux only); undefined when it cannot be read. */
+export function processParent(pid: number): number | undefined {
+  const parent = statFields(pid)?.[1];
+  return parent === undefined ? undefined : Number(parent);
+}
+
+/** The pids of all processes (Linux only; [] elsewhere). */
+export function allProcesses(): number[] {
+  return HAS_PROC ? readdirSync('/proc').map(Number).filter((pid) => Number.isInteger(pid) && pid > 0) : [];
 }
 
 /** The arguments of a live process (argv[0] first); [] when they cannot be read. Without /proc, split at spaces. */
@@ -46,15 +64,8 @@ export function processCommand(pid: number): string {
 
 /** When a process started, as the system tells it (clock ticks since boot on Linux); '' when it cannot be read. */
 export function processStartTime(pid: number): string {
-  if (HAS_PROC) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // Field 22; the fields after the command name start at field 3.
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
-    } catch {
-      return '';
-    }
-  }
+  // Field 22 of /proc/<pid>/stat.
+  if (HAS_PROC) return statFields(pid)?.[19] ?? '';
   const ps = spawnSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8' });
   return ps.stdout?.trim() ?? '';
 }
@@ -70,14 +81,7 @@ export function processCwd(pid: number): string | undefined {
 
 /** The pids of live processes whose working directory is `directory` (Linux only; [] elsewhere). */
 export function processesWorkingIn(directory: string): number[] {
-  if (!HAS_PROC) return [];
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    if (processCwd(pid) === directory && processState(pid) === 'running') found.push(pid);
-  }
-  return found;
+  return allProcesses().filter((pid) => pid !== process.pid && processCwd(pid) === directory && processState(pid) === 'running');
 }
 
 /** Sends a signal, ignoring a process that is already gone. */

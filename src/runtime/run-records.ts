@@ -1,6 +1,7 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { processCommand, processStartTime, processState } from './process-table';
+import { linkedInto, stageBeside } from './staged-file';
 
 /** What Herald notes under `DATA_DIR/run/<name>.json` about a process it runs, to recognise it after a crash. */
 interface RunRecord {
@@ -12,13 +13,10 @@ interface RunRecord {
 
 const recordFile = (dataDir: string, name: string) => path.join(dataDir, 'run', `${name}.json`);
 
-/** The record of `pid` (running `command`, by default what it runs now) written to a fresh file beside `name`'s, to be moved or linked into place. */
+/** The record of `pid` (running `command`, by default what it runs now) staged beside `name`'s, to be moved or linked into place. */
 function stage(dataDir: string, name: string, pid: number, command = processCommand(pid)): string {
-  mkdirSync(path.join(dataDir, 'run'), { recursive: true });
-  const staged = path.join(dataDir, 'run', `.${name}.${process.pid}.${Date.now()}`);
   const record: RunRecord = { pid, command, startTime: processStartTime(pid) };
-  writeFileSync(staged, JSON.stringify(record) + '\n', { flag: 'wx' });
-  return staged;
+  return stageBeside(recordFile(dataDir, name), JSON.stringify(record) + '\n');
 }
 
 /**
@@ -39,25 +37,14 @@ export function claimRunRecord(dataDir: string, name: string, pid: number): numb
   const staged = stage(dataDir, name, pid);
   const file = recordFile(dataDir, name);
   try {
-    if (linked(staged, file)) return undefined;
+    if (linkedInto(staged, file)) return undefined;
     const holder = liveRecordedProcess(dataDir, name);
     if (holder) return holder;
     removeRunRecord(dataDir, name);
-    if (linked(staged, file)) return undefined;
+    if (linkedInto(staged, file)) return undefined;
     return liveRecordedProcess(dataDir, name) ?? 0;
   } finally {
     rmSync(staged, { force: true });
-  }
-}
-
-/** Links `from` to `to`; false when `to` exists. */
-function linked(from: string, to: string): boolean {
-  try {
-    linkSync(from, to);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
   }
 }
 

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { processState } from '../../src/runtime/process-table';
+import { allProcesses, processParent, processState } from '../../src/runtime/process-table';
 import { freePort } from './ports';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -49,16 +49,9 @@ export async function heraldDatabase(dataDir: string, port: string): Promise<PgC
 /** The pids of every live descendant of `pid` (Linux). */
 export function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    const child = Number(entry);
-    if (!Number.isInteger(child)) continue;
-    try {
-      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), child]);
-    } catch {
-      // Gone meanwhile.
-    }
+  for (const child of allProcesses()) {
+    const parent = processParent(child);
+    if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), child]);
   }
   const found: number[] = [];
   const visit = (parent: number) => {
