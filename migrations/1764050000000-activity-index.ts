@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The activity feed (src/activity/activity-queries.ts) reads only the `email.*` events Herald
+ * The activity feed (src/analytics/activity-queries.ts) reads only the `email.*` events Herald
  * records (tracking refuses those names, so they are all SYSTEM events), newest first; in a
  * project whose tracked events outnumber them, walking the whole-project index would step
  * over every tracked event. This partial index holds just the feed's rows, in the feed's

@@ -8,7 +8,7 @@ import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
 import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
-import { registerWorkflowTriggers } from '../workflows-api/triggers';
+import { registerWorkflowTriggers } from '../automations/triggers';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
 runMain('Herald API', async (shutdown) => {

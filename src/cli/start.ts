@@ -14,7 +14,7 @@ import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureEventRedelivery } from '../temporal/event-redelivery';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
-import { registerWorkflowTriggers } from '../workflows-api/triggers';
+import { registerWorkflowTriggers } from '../automations/triggers';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {

@@ -11,7 +11,7 @@ import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureEventRedelivery } from '../temporal/event-redelivery';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
-import { registerWorkflowTriggers } from '../workflows-api/triggers';
+import { registerWorkflowTriggers } from '../automations/triggers';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { notFound } from '../http/errors';
 import { segmentsReferencing } from '../segments/segments-queries';
-import { workflowsReferencingField } from '../workflows-api/workflows-queries';
+import { workflowsReferencingField } from '../automations/workflows-queries';
 
 /** The built-in contact fields, listed beside the custom `data.<key>` ones. */
 const STANDARD_FIELDS = [

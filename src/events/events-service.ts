@@ -4,7 +4,7 @@ import { EventRecord } from '../entities/event-record';
 import { validationError } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { segmentsReferencing } from '../segments/segments-queries';
-import { workflowsReferencingEvent } from '../workflows-api/workflows-queries';
+import { workflowsReferencingEvent } from '../automations/workflows-queries';
 
 const RESERVED_EVENT_NAMES = [/^email\./, /^contact\.(subscribed|unsubscribed)$/, /^segment\..+\.(entry|exit)$/];
 

@@ -77,7 +77,7 @@ const updateContact: Schema = {
   anyOf: [{ required: ['data'] }, { required: ['subscribed'] }],
 };
 
-/** The `config` each step type takes (src/workflows-api/step-config.ts); null counts as `{}`. */
+/** The `config` each step type takes (src/automations/step-config.ts); null counts as `{}`. */
 const CONFIGS: Record<string, Schema> = {
   SEND_EMAIL: sendEmail,
   DELAY: duration,

@@ -2,8 +2,8 @@ import type { DataSource } from 'typeorm';
 import { conflict, forbidden, notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { logger } from '../logger';
-import { roleIn } from '../services/members-service';
-import { isOperator } from '../services/operators';
+import { roleIn } from '../projects/members-service';
+import { isOperator } from '../accounts/operators';
 import * as queries from './reputation-queries';
 import { ReputationService, type SecurityState } from './reputation-service';
 

@@ -4,7 +4,7 @@ import { Template, type EmailType } from '../entities/template';
 import { notFound, validationError, type FieldError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
-import { workflowsUsingTemplate } from '../workflows-api/workflows-queries';
+import { workflowsUsingTemplate } from '../automations/workflows-queries';
 
 /** A template as the API shows it. */
 export function templateView(template: Template) {

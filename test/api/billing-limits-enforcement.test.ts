@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { startExecution } from '../../src/workflow-engine/start-execution';
+import { startExecution } from '../../src/automations/start-execution';
 import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
 import { emailTag, type SesServer } from '../support/ses-server';
 import { startSesStack, type SesStack } from '../support/stack';
 import { until } from '../support/wait';
-import { createContact, createWorkflow } from '../workflow-engine/fixtures';
+import { createContact, createWorkflow } from '../automations/fixtures';
 
 const env = { TEMPORAL_TASK_QUEUE: 'billing-limits-enforcement-test' };
 

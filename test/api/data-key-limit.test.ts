@@ -1,7 +1,7 @@
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { MAX_DATA_KEYS } from '../../src/contacts/data-key-limit';
-import { PermanentStepError } from '../../src/workflow-engine/errors';
-import { updateContact } from '../../src/workflow-engine/contact-steps';
+import { PermanentStepError } from '../../src/automations/errors';
+import { updateContact } from '../../src/automations/contact-steps';
 import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
 

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { docsRouter } from '../../src/routes/docs';
+import { docsRouter } from '../../src/openapi/docs-routes';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 

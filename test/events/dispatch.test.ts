@@ -4,7 +4,7 @@ import type { EventRecord } from '../../src/entities/event-record';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { withEvents } from '../../src/events/event-store';
 import { MAX_DISPATCH_ATTEMPTS, redeliverDue } from '../../src/events/redelivery';
-import { createContact, createProject } from '../workflow-engine/fixtures';
+import { createContact, createProject } from '../automations/fixtures';
 
 describe('durable event dispatch', () => {
   let dataSource: DataSource;

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
 import { createMailer } from '../../src/mailer';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../../src/workflows-api/triggers';
+import { registerWorkflowTriggers } from '../../src/automations/triggers';
 
 /** A running Herald API on a free port, backed by the test database. */
 export interface TestApi {

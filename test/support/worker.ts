@@ -7,7 +7,7 @@ import { EventDispatcher } from '../../src/events/dispatcher';
 import { createMailer } from '../../src/mailer';
 import { logger } from '../../src/logger';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../../src/workflows-api/triggers';
+import { registerWorkflowTriggers } from '../../src/automations/triggers';
 import { routeTemporalLogs } from '../../src/temporal/logging';
 import { createWorker } from '../../src/temporal/worker';
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { findKey } from '../../services/api-keys';
+import { findKey } from '../../projects/api-keys';
 import { ApiError } from '../errors';
 import '../request-context';
 

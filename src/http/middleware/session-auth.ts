@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { SESSION_COOKIE, userForSession } from '../../services/sessions';
+import { SESSION_COOKIE, userForSession } from '../../accounts/sessions';
 import { ApiError } from '../errors';
 import '../request-context';
 

@@ -1,0 +1,114 @@
+import { ArrayContains, type DataSource } from 'typeorm';
+import { loadConfig } from '../../src/config';
+import { ContactsService } from '../../src/contacts/contacts-service';
+import { EventDispatcher } from '../../src/events/dispatcher';
+import { OutboxMessage } from '../../src/entities/outbox-message';
+import { createMailer } from '../../src/mailer';
+import { Delivery } from '../../src/sending/delivery';
+import { workflowEmailId } from '../../src/automations/email-ids';
+import { EmailStep } from '../../src/automations/email-step';
+import { ExecutionRecords } from '../../src/automations/execution-records';
+import { startExecution, type EngineDeps } from '../../src/automations/start-execution';
+import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
+
+describe('SEND_EMAIL steps', () => {
+  let engine: TestEngine;
+  let dataSource: DataSource;
+  let deps: EngineDeps;
+  let projectId: string;
+  let domain: string;
+
+  beforeAll(async () => {
+    engine = await startEngine('wf-email');
+    ({ dataSource, deps } = engine);
+    ({ projectId, domain } = await createProject(dataSource));
+  });
+  afterAll(() => engine?.close());
+
+  /** The outbox messages to `email`, newest first. */
+  const sentTo = (email: string) => dataSource.getRepository(OutboxMessage).find({ where: { to: ArrayContains([email]) }, order: { createdAt: 'DESC' } });
+
+  const execution = async (executionId: string) =>
+    ((await dataSource.query('SELECT status, error, context FROM workflow_executions WHERE id = $1', [executionId])) as {
+      status: string;
+      error: string | null;
+      context: Record<string, unknown>;
+    }[])[0];
+
+  /** Runs a one-step SEND_EMAIL workflow for a new contact until the execution ends. */
+  async function runSend(config: Record<string, unknown>, contact: { subscribed?: boolean; data?: Record<string, unknown> } = {}) {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL', config }] });
+    const { contactId, email } = await createContact(dataSource, projectId, contact);
+    const started = (await startExecution(deps, { projectId, workflowId, contactId, context: { coupon: 'WELCOME' }, eventData: { item: 'Lamp' } }))!;
+    const ended = await until(() => execution(started.id), (row) => !['RUNNING', 'WAITING'].includes(row.status));
+    return { executionId: started.id, stepId: stepIds.send, email, ended };
+  }
+
+  it('sends one WORKFLOW email rendered for the contact, the context and the triggering event', async () => {
+    const { executionId, stepId, email, ended } = await runSend(
+      { subject: 'Hi {{ first }}', body: '<p>{{ item }} with {{ coupon }}</p>', from: `news@${domain}`, fromName: 'News' },
+      { data: { first: 'Ada' } },
+    );
+    expect(ended.status).toBe('COMPLETED');
+    const [record] = await dataSource.query('SELECT id, source, type, status, to_email FROM emails WHERE id = $1', [workflowEmailId(executionId, stepId)]);
+    expect(record).toMatchObject({ source: 'WORKFLOW', type: 'MARKETING', status: 'SENT', to_email: email });
+    const messages = await sentTo(email);
+    expect(messages).toHaveLength(1);
+    expect(messages[0].subject).toBe('Hi Ada');
+    expect(messages[0].html).toContain('Lamp with WELCOME');
+    expect(messages[0].headers['List-Unsubscribe']).toBeDefined();
+  });
+
+  it('skips MARKETING mail to an unsubscribed contact and records the skip on the execution', async () => {
+    const { stepId, email, ended } = await runSend({ subject: 'News', body: '<p>News</p>', from: `news@${domain}` }, { subscribed: false });
+    expect(ended.status).toBe('COMPLETED');
+    expect(ended.context).toEqual({ coupon: 'WELCOME', skipped: [{ stepId, reason: 'unsubscribed', at: expect.any(String) }] });
+    expect(await sentTo(email)).toHaveLength(0);
+  });
+
+  it('sends TRANSACTIONAL mail to an unsubscribed contact', async () => {
+    const { ended, email } = await runSend({ subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${domain}`, type: 'TRANSACTIONAL' }, { subscribed: false });
+    expect(ended.status).toBe('COMPLETED');
+    expect(await sentTo(email)).toHaveLength(1);
+  });
+
+  it('skips a suppressed address', async () => {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
+      steps: [{ key: 'send', type: 'SEND_EMAIL', config: { subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${domain}`, type: 'TRANSACTIONAL' } }],
+    });
+    const { contactId, email } = await createContact(dataSource, projectId);
+    await dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, email]);
+    const started = (await startExecution(deps, { projectId, workflowId, contactId }))!;
+    const ended = await until(() => execution(started.id), (row) => row.status === 'COMPLETED');
+    expect(ended.context.skipped).toEqual([{ stepId: stepIds.send, reason: 'suppressed', at: expect.any(String) }]);
+    expect(await sentTo(email)).toHaveLength(0);
+  });
+
+  it('fails the execution for good when the sender domain is not verified', async () => {
+    const { ended, email } = await runSend({ subject: 'News', body: '<p>News</p>', from: 'news@unverified.example' });
+    expect(ended.status).toBe('FAILED');
+    expect(ended.error).toMatch(/unverified\.example is not verified/);
+    expect(await sentTo(email)).toHaveLength(0);
+  });
+
+  it('sends a step once however often its activity runs', async () => {
+    const config = loadConfig(process.env);
+    const contacts = new ContactsService(dataSource, new EventDispatcher());
+    const delivery = new Delivery(dataSource, createMailer(config, dataSource), config, contacts);
+    const step = new EmailStep(dataSource, delivery, new ExecutionRecords(dataSource, delivery));
+    const { workflowId } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL' }] });
+    const { contactId, email } = await createContact(dataSource, projectId);
+    const [{ id: executionId }]: { id: string }[] = await dataSource.query(
+      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status) VALUES ($1, $2, $3, 'RUNNING') RETURNING id`,
+      [projectId, workflowId, contactId],
+    );
+    const ref = { executionId, projectId, workflowId, contactId, context: {} };
+    const sendConfig = { subject: 'Once', body: '<p>Once</p>', from: `news@${domain}` };
+    expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'SENT' });
+    expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'ALREADY_HANDLED' });
+    expect(await sentTo(email)).toHaveLength(1);
+    await dataSource.query(`UPDATE workflow_executions SET status = 'CANCELLED' WHERE id = $1`, [executionId]);
+    expect(await step.send(ref, 'step-b', sendConfig)).toMatchObject({ outcome: 'NOT_ACTIVE' });
+    expect(await sentTo(email)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { redeliverDue } from '../../src/events/redelivery';
+import { signalWaitingExecutions, startExecution, type EngineDeps } from '../../src/automations/start-execution';
+import type { TestWorker } from '../support/worker';
+import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
+
+/**
+ * A dispatch delivered late or twice, as after a crash between a commit and its dispatch:
+ * workflow triggers start each execution once, and an execution takes each event once.
+ */
+describe('event dispatches redelivered to workflow triggers and waits', () => {
+  let engine: TestEngine;
+  let dataSource: DataSource;
+  let worker: TestWorker;
+  let deps: EngineDeps;
+  let projectId: string;
+
+  beforeAll(async () => {
+    engine = await startEngine('wf-redelivery');
+    ({ dataSource, worker, deps } = engine);
+    ({ projectId } = await createProject(dataSource));
+  });
+  afterAll(() => engine?.close());
+
+  /** Stores an event and its dispatch, due now, as a process that died right after its commit leaves them. */
+  async function undeliveredEvent(contactId: string, name: string): Promise<string> {
+    const [{ id }]: { id: string }[] = await dataSource.query(
+      `INSERT INTO events (project_id, contact_id, name, source, data) VALUES ($1, $2, $3, 'API', '{}') RETURNING id`,
+      [projectId, contactId, name],
+    );
+    await queueAgain(id);
+    return id;
+  }
+  const queueAgain = (eventId: string) =>
+    dataSource.query(`INSERT INTO event_dispatches (project_id, event_ids, retry_at) VALUES ($1, $2, now())`, [projectId, [eventId]]);
+  const executionsOf = (workflowId: string, contactId: string): Promise<{ status: string; trigger_event_id: string | null }[]> =>
+    dataSource.query('SELECT status, trigger_event_id FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
+  const redeliverUntilDone = () =>
+    until(
+      async () => {
+        await redeliverDue(dataSource, worker.dispatcher);
+        return (await dataSource.query('SELECT count(*)::int AS n FROM event_dispatches WHERE project_id = $1', [projectId]))[0].n as number;
+      },
+      (left) => left === 0,
+    );
+
+  it('starts the triggered workflow of an event whose dispatch was lost, once however often it is delivered', async () => {
+    const { workflowId } = await createWorkflow(dataSource, projectId, { allowReentry: true, steps: [{ key: 'exit', type: 'EXIT' }] });
+    await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
+    const { contactId } = await createContact(dataSource, projectId);
+
+    const eventId = await undeliveredEvent(contactId, 'signup');
+    expect(await executionsOf(workflowId, contactId)).toEqual([]);
+    await redeliverUntilDone();
+    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
+
+    await queueAgain(eventId);
+    await redeliverUntilDone();
+    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
+  });
+
+  it('lets a waiting execution take a repeated event once', async () => {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
+      steps: [
+        { key: 'first', type: 'WAIT_FOR_EVENT', config: { eventName: 'purchase', timeout: { amount: 1, unit: 'days' } } },
+        { key: 'second', type: 'WAIT_FOR_EVENT', config: { eventName: 'purchase', timeout: { amount: 1, unit: 'days' } } },
+        { key: 'exit', type: 'EXIT' },
+      ],
+      transitions: [
+        ['first', 'second', 'yes'],
+        ['second', 'exit', 'yes'],
+      ],
+    });
+    const { contactId } = await createContact(dataSource, projectId);
+    const execution = (await startExecution(deps, { projectId, workflowId, contactId }))!;
+    const stateOf = async () =>
+      ((await dataSource.query('SELECT status, current_step_id FROM workflow_executions WHERE id = $1', [execution.id])) as { status: string; current_step_id: string }[])[0];
+    await until(stateOf, (state) => state.current_step_id === stepIds.first && state.status === 'WAITING');
+
+    const purchase = { id: randomUUID(), name: 'purchase', data: {} };
+    expect(await signalWaitingExecutions(deps, projectId, contactId, purchase)).toBe(1);
+    await until(stateOf, (state) => state.current_step_id === stepIds.second && state.status === 'WAITING');
+    expect(await signalWaitingExecutions(deps, projectId, contactId, purchase)).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await stateOf()).toEqual({ status: 'WAITING', current_step_id: stepIds.second });
+
+    expect(await signalWaitingExecutions(deps, projectId, contactId, { ...purchase, id: randomUUID() })).toBe(1);
+    await until(stateOf, (state) => state.status === 'EXITED');
+  });
+});
