@@ -5,12 +5,12 @@ import type { Condition } from '../src/conditions/condition';
 import type { Config } from '../src/config';
 import type { ContactsService } from '../src/contacts/contacts-service';
 import type { Delivery } from '../src/sending/delivery';
-import { evaluateCondition, updateContact, type UpdateContactConfig } from '../src/workflow-engine/contact-steps';
-import { EmailStep, type EmailStepResult, type SendEmailConfig } from '../src/workflow-engine/email-step';
-import { ExecutionNotFoundError, PermanentStepError } from '../src/workflow-engine/errors';
-import { ExecutionRecords, type ActiveStatus, type FinalStatus } from '../src/workflow-engine/execution-records';
-import type { WebhookResponse } from '../src/workflow-engine/webhook-client';
-import { WebhookStep, type WebhookConfig } from '../src/workflow-engine/webhook-step';
+import { evaluateCondition, updateContact, type UpdateContactConfig } from '../src/automations/contact-steps';
+import { EmailStep, type EmailStepResult, type SendEmailConfig } from '../src/automations/email-step';
+import { ExecutionNotFoundError, PermanentStepError } from '../src/automations/errors';
+import { ExecutionRecords, type ActiveStatus, type FinalStatus } from '../src/automations/execution-records';
+import type { WebhookResponse } from '../src/automations/webhook-client';
+import { WebhookStep, type WebhookConfig } from '../src/automations/webhook-step';
 
 /** Attempts after which a missing execution record counts as never committed. */
 const MISSING_RECORD_ATTEMPTS = 5;

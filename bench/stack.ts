@@ -14,7 +14,7 @@ import { connectTemporal } from '../src/temporal/client';
 import { routeTemporalLogs } from '../src/temporal/logging';
 import { createWorker } from '../src/temporal/worker';
 import { registerSegmentTracking } from '../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../src/workflows-api/triggers';
+import { registerWorkflowTriggers } from '../src/automations/triggers';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
 import { startTestServer } from '../temporal/test-server';

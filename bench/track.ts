@@ -19,7 +19,7 @@ import { Pool } from 'pg';
 import { Client as TemporalClient } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { registerSegmentTracking } from '../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../src/workflows-api/triggers';
+import { registerWorkflowTriggers } from '../src/automations/triggers';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
 import { EventDispatcher } from '../src/events/dispatcher';

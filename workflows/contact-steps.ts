@@ -2,9 +2,9 @@ import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } fro
 import type { createWorkflowStepActivities } from '../activities/workflow-steps';
 import type { Condition } from '../src/conditions/condition';
 import type { Branch } from '../src/entities/workflow';
-import type { UpdateContactConfig } from '../src/workflow-engine/contact-steps';
-import type { SendEmailConfig } from '../src/workflow-engine/email-step';
-import type { WebhookConfig } from '../src/workflow-engine/webhook-step';
+import type { UpdateContactConfig } from '../src/automations/contact-steps';
+import type { SendEmailConfig } from '../src/automations/email-step';
+import type { WebhookConfig } from '../src/automations/webhook-step';
 import type { ExecutionRef } from './contact-workflow';
 import { durationMs, type GraphStep } from './graph';
 import { eventReceived } from './signals';
