@@ -34,11 +34,12 @@ import { outboxRouter } from './mailer/outbox-routes';
 import { projectsRouter } from './projects/projects-routes';
 import { systemRouter } from './system/system-routes';
 import { uploadsRouter } from './uploads/uploads-routes';
-import { templatesRouter } from './templates/templates-routes';
 import { usersRouter } from './accounts/users-routes';
 import { verifyRouter } from './verify/verify-routes';
 import { workflowsRouter } from './automations/workflows-routes';
 import { createServices, type AppDeps } from './composition';
+import { mountRoutes } from './http/mount';
+import { ROUTE_TABLES } from './route-tables';
 
 const SEND_BODY_LIMIT = '40mb';
 const BODY_LIMIT = '1mb';
@@ -94,13 +95,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(billingLimitsRouter(services, dataSource));
   app.use('/v1/track', keyed('any'));
   app.post('/v1/track', trackHandler(services.events));
-  app.use(['/v1/api-key', '/contacts', '/events', '/templates', '/activity', '/analytics', '/segments', '/workflows', '/suppressions'], keyed('secret'));
+  app.use(['/v1/api-key', '/contacts', '/events', '/activity', '/analytics', '/segments', '/workflows', '/suppressions'], keyed('secret'));
   app.use(apiKeyRouter());
   app.use(jobsRouter(services.jobs));
   app.use(contactsRouter(services.contacts, services.fields, cursors));
   app.use(suppressionsRouter(services.suppressions, cursors));
   app.use(eventsRouter(services.events, cursors));
-  app.use(templatesRouter(services.templates));
   app.use('/campaigns', keyed('secret'));
   app.use(campaignsRouter(services.campaigns, services.campaignSending));
   app.use(segmentsRouter(services.segments));
@@ -118,6 +118,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(pagesRouter(services.preferences));
   app.use('/uploads/image', keyed('secret'));
   app.use(uploadsRouter(services.uploads));
+
+  mountRoutes(app, ROUTE_TABLES, { config, dataSource, services, cursors });
 
   app.use(unknownRoute);
   app.use(errorHandler);

@@ -7,6 +7,7 @@ import { conflict, notFound, validationError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { assertTemplateSyntax } from '../templates/templates-service';
 import { findSegment } from './audience';
+import { containsPattern } from '../db/like';
 
 /** A campaign as the API shows it. */
 export function campaignView(campaign: Campaign) {
@@ -136,7 +137,7 @@ export class CampaignsService {
     const builder = this.dataSource.manager.createQueryBuilder(Campaign, 'c').where('c.projectId = :projectId', { projectId });
     if (query.status) builder.andWhere('c.status = :status', { status: query.status });
     if (query.search) {
-      const pattern = `%${query.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      const pattern = containsPattern(query.search);
       builder.andWhere('(c.name ILIKE :pattern OR c.subject ILIKE :pattern OR c.from ILIKE :pattern)', { pattern });
     }
     const dir = query.dir === 'asc' ? 'ASC' : 'DESC';

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { FieldType } from '../contacts/data-rules';
 import { MAX_AMOUNT, type Condition, type Filter, type Group } from './condition';
+import { escapeLike } from '../db/like';
 
 /**
  * The one condition engine: compiles a validated condition tree to a parameterised SQL
@@ -97,7 +98,7 @@ function standardTyped(column: string, own: CompareType, type: CompareType): str
 }
 
 function likePattern(filter: Filter): string {
-  const text = String(filter.value).toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`);
+  const text = escapeLike(String(filter.value).toLowerCase());
   if (filter.operator === 'startsWith') return `${text}%`;
   if (filter.operator === 'endsWith') return `%${text}`;
   return `%${text}%`;

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
+import { containsPattern } from '../db/like';
 
 /** One contact to create or update in a batch; emails are already lower-case and unique in the batch. */
 export interface UpsertItem {
@@ -140,7 +141,7 @@ export type ContactSort = 'createdAt' | 'email';
 function filterSql(filter: ContactFilter, params: unknown[]): string {
   const clauses = ['c.project_id = $1'];
   if (filter.search) {
-    params.push(`%${filter.search.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    params.push(containsPattern(filter.search.toLowerCase()));
     clauses.push(`c.email LIKE $${params.length}`);
   }
   if (filter.subscribed !== undefined) {

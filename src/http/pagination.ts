@@ -28,7 +28,8 @@ export interface CursorPage<T> {
 /** Reads `limit` and `cursor` from a query; a cursor the list did not issue is a 400. */
 export function cursorParams<C>(query: Query, cursors: ListCursors<C>): CursorRequest<C> {
   const limit = intParam(query, 'limit', { fallback: DEFAULT_PAGE_SIZE, min: 1, max: MAX_PAGE_SIZE, clamp: true });
-  const raw = typeof query.cursor === 'string' && query.cursor !== '' ? query.cursor : undefined;
+  const cursor = (query as { cursor?: unknown }).cursor;
+  const raw = typeof cursor === 'string' && cursor !== '' ? cursor : undefined;
   return { limit, cursor: raw === undefined ? undefined : cursors.decode(raw), cursors };
 }
 

@@ -1,3 +1,4 @@
+import { SPACE } from '../http/validate';
 import type { MediaType, Parameter, Ref, RequestBody, Response, Schema, SecurityRequirement } from './types';
 
 /** Small constructors shared by the path modules, so each operation reads as one compact literal. */
@@ -23,11 +24,6 @@ export const orEmpty = (schema: Schema): Schema => ({ anyOf: [schema, { type: 's
 /** A property that must not be sent at all. */
 export const absent: Schema = { not: {} };
 
-/**
- * The characters JavaScript's `trim()` and `\s` take for white space, written as a character class body
- * that reads the same in every regex dialect (Python's `\s` differs).
- */
-export const SPACE = '\\t-\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 
 /** A string holding something besides white space, what `value.trim() !== ''` accepts. */
 export const notBlank = (schema: Schema = { type: 'string' }): Schema => ({ ...schema, pattern: `[^${SPACE}]` });

@@ -19,14 +19,15 @@ import * as security from './paths/security';
 import * as segments from './paths/segments';
 import * as suppressions from './paths/suppressions';
 import * as system from './paths/system';
-import * as templates from './paths/templates';
 import * as send from './paths/send';
 import * as track from './paths/track';
 import * as uploads from './paths/uploads';
 import * as users from './paths/users';
 import * as verify from './paths/verify';
 import * as workflows from './paths/workflows';
-import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule } from './types';
+import { ROUTE_TABLES } from '../route-tables';
+import { dtoRef, dtoSchemas, tablePaths } from './operations';
+import { HTTP_METHODS, type OpenApiDocument, type PathItem, type PathModule, type Schema } from './types';
 
 /** The documented resources, one module under `paths/` each, in the order the reference shows them. */
 const PATH_MODULES: PathModule[] = [
@@ -39,7 +40,6 @@ const PATH_MODULES: PathModule[] = [
   suppressions,
   jobs,
   events,
-  templates,
   segments,
   campaigns,
   workflows,
@@ -74,17 +74,41 @@ function mergeInto<T>(target: Record<string, T>, additions: Record<string, T>, w
   }
 }
 
+const SCHEMA_REF = '#/components/schemas/';
+
+/** Adds to `schemas` each DTO schema of `pool` that `roots` reference, and what those reference in turn. */
+function addReferenced(schemas: Record<string, Schema>, pool: Record<string, Schema>, roots: unknown[]): void {
+  const pending = [...roots];
+  while (pending.length > 0) {
+    JSON.stringify(pending.pop(), (key, value: unknown) => {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_REF)) {
+        const name = value.slice(SCHEMA_REF.length);
+        if (!(name in schemas) && name in pool) {
+          schemas[name] = pool[name];
+          pending.push(pool[name]);
+        }
+      }
+      return value;
+    });
+  }
+}
+
 /** Builds Herald's OpenAPI 3.1 document from the shared components and every path module. */
 export function buildOpenApiDocument(options: { version: string; serverUrl: string }): OpenApiDocument {
   const modules = PATH_MODULES;
   const components = sharedComponents();
   const paths: Record<string, PathItem> = {};
+  for (const table of ROUTE_TABLES) {
+    mergeInto(components.schemas, table.schemas ?? {}, 'schema');
+    mergeInto(paths, tablePaths(table), 'path');
+  }
   for (const resource of modules) {
     mergeInto(components.schemas, resource.schemas ?? {}, 'schema');
     for (const [path, item] of Object.entries(resource.paths)) {
       mergeInto(paths, { [path]: tagged(item, resource.tag.name) }, 'path');
     }
   }
+  addReferenced(components.schemas, dtoSchemas(), [paths, ...ROUTE_TABLES.map((table) => (table.shapes ?? []).map(dtoRef))]);
   return {
     openapi: '3.1.0',
     info: {
@@ -95,7 +119,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
     },
     servers: [{ url: options.serverUrl }],
     security: apiKeyAuth,
-    tags: modules.map((resource) => resource.tag),
+    tags: [...ROUTE_TABLES.map((table) => table.tag), ...modules.map((resource) => resource.tag)],
     paths,
     components,
   };

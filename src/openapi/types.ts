@@ -97,3 +97,33 @@ export interface OpenApiDocument {
   paths: Record<string, PathItem>;
   components: Components;
 }
+
+/** A success answer as an endpoint states it: the schema comes from a DTO (or a schema built from DTOs). */
+export interface SuccessDoc {
+  /** 200 unless told. */
+  status?: number;
+  description: string;
+  /** A DTO class (documented by reference) or a schema; none for an answer without a body. */
+  shape?: (new () => object) | Schema;
+  contentType?: string;
+  example?: unknown;
+  examples?: MediaType['examples'];
+  headers?: Response['headers'];
+}
+
+/**
+ * The prose and examples of one endpoint. Security, the request body's and query's schemas,
+ * path parameters and the usual error answers are generated from the endpoint's definition.
+ */
+export interface EndpointDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Prose for path and header parameters; a path parameter without an entry is documented as a string. */
+  parameters?: (Parameter | Ref)[];
+  /** Prose and examples of the request body; `schema` only for bodies no DTO describes (uploads, forms). */
+  requestBody?: { description?: string; required?: boolean; contentType?: string; schema?: Schema; example?: unknown; examples?: MediaType['examples'] };
+  response: SuccessDoc;
+  /** Answers beyond the success one and the generated errors, or generated errors told more precisely. */
+  errors?: Record<string, Response | Ref>;
+}

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Suppression, SuppressionReason, SuppressionType } from '../entities/suppression';
+import { containsPattern } from '../db/like';
 
 /** Filters of the suppression list. */
 export interface SuppressionFilter {
@@ -51,7 +52,7 @@ function filterSql(filter: SuppressionFilter, params: unknown[]): string {
     clauses.push(`reason = $${params.length}`);
   }
   if (filter.search) {
-    params.push(`%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+    params.push(containsPattern(filter.search));
     clauses.push(`value LIKE $${params.length}`);
   }
   return clauses.join(' AND ');

@@ -5,6 +5,7 @@ import { notFound, validationError, type FieldError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import { workflowsUsingTemplate } from '../automations/workflows-queries';
+import { containsPattern } from '../db/like';
 
 /** A template as the API shows it. */
 export function templateView(template: Template) {
@@ -84,7 +85,7 @@ export class TemplatesService {
       .where('t.projectId = :projectId', { projectId });
     if (query.type) builder.andWhere('t.type = :type', { type: query.type });
     if (query.search) {
-      const pattern = `%${query.search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      const pattern = containsPattern(query.search);
       builder.andWhere('(t.name ILIKE :pattern OR t.description ILIKE :pattern OR t.subject ILIKE :pattern)', { pattern });
     }
     const dir = query.dir === 'asc' ? 'ASC' : 'DESC';

@@ -1,3 +1,4 @@
+import { SPACE } from '../../http/validate';
 import {
   commonErrors,
   dateTime,
@@ -14,7 +15,6 @@ import {
   responseRef,
   schemaRef,
   singleLine,
-  SPACE,
   uuid,
 } from '../builders';
 import type { PathModule } from '../types';

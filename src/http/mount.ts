@@ -1,0 +1,86 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config';
+import type { Services } from '../composition';
+import type { Cursors } from './cursors';
+import type { Credential, Endpoint, RouteTable } from './endpoint';
+import { jsonBody } from './json-body';
+import { apiKeyAuth } from './middleware/api-key-auth';
+import { idempotency } from './middleware/idempotency';
+import { rateLimit } from './middleware/rate-limit';
+import { sessionAuth } from './middleware/session-auth';
+import { parseBody, parseQuery } from './validate';
+
+/** The largest JSON body an endpoint reads unless it states its own limit. */
+export const BODY_LIMIT = '1mb';
+
+/** What mounting needs: the services handlers call and what authentication reads. */
+export interface MountDeps {
+  config: Config;
+  dataSource: DataSource;
+  services: Services;
+  cursors: Cursors;
+}
+
+/** `/templates/{id}` as Express writes it: `/templates/:id`. */
+export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+/** Authentication for a credential: a key (then the per-project rate limit and Idempotency-Key), a session, or nothing. */
+function authentication(credential: Credential, deps: MountDeps): RequestHandler[] {
+  const { dataSource, config } = deps;
+  switch (credential) {
+    case 'secret':
+    case 'key':
+      return [
+        apiKeyAuth(dataSource, credential === 'key' ? 'any' : 'secret'),
+        rateLimit(dataSource, config.rateLimitPerMinute),
+        idempotency(dataSource, config.idempotencyTtlHours),
+      ];
+    case 'session':
+      return [sessionAuth(dataSource)];
+    case 'none':
+      return [];
+  }
+}
+
+/** The body reader: JSON (after authentication, so a refused request's body is never read), raw bytes, or none. */
+function bodyReader(route: Endpoint): RequestHandler[] {
+  const limit = route.bodyLimit ?? BODY_LIMIT;
+  if (route.bodyKind === 'own') return [];
+  if (route.bodyKind === 'raw') return [express.raw({ type: '*/*', limit })];
+  return jsonBody(limit);
+}
+
+/** Validates the body and query with the endpoint's DTOs, runs its handler and sends what it returns. */
+function handler(route: Endpoint, deps: MountDeps): RequestHandler {
+  const status = route.doc.response.status ?? 200;
+  return async (req, res) => {
+    route.precheck?.(req.body);
+    const body = route.body ? parseBody(route.body, req.body) : req.body;
+    const query = route.query ? parseQuery(route.query, req.query) : req.query;
+    const result = await route.handle({
+      req,
+      res,
+      body,
+      query,
+      params: req.params as Record<string, string>,
+      project: req.project!,
+      user: req.user!,
+      services: deps.services,
+      cursors: deps.cursors,
+      config: deps.config,
+    });
+    if (res.headersSent) return;
+    if (result === undefined) res.status(status).end();
+    else res.status(status).json(result);
+  };
+}
+
+/** Mounts every endpoint of the route tables, each behind the credential it states. */
+export function mountRoutes(app: Express, tables: RouteTable[], deps: MountDeps): void {
+  for (const table of tables) {
+    for (const route of table.endpoints) {
+      app[route.method](expressPath(route.path), ...authentication(route.credential, deps), ...bodyReader(route), handler(route, deps));
+    }
+  }
+}
