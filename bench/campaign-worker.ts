@@ -6,13 +6,12 @@
  * With `--no-workflow-cache` it keeps no workflows between tasks: the Java test server does
  * not move a dead worker's sticky workflow tasks back to the shared queue as Temporal does.
  */
+import { composeCore } from '../src/composition';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
-import { EventDispatcher } from '../src/events/dispatcher';
 import { logger } from '../src/logger';
-import { createMailer } from '../src/mailer';
 import { routeTemporalLogs } from '../src/temporal/logging';
 import { createWorker } from '../src/temporal/worker';
 
@@ -52,7 +51,7 @@ async function main(): Promise<void> {
     connection: await NativeConnection.connect({ address: config.temporalAddress! }),
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    activities: createActivities({ dataSource, mailer: createMailer(config, dataSource), config, dispatcher: new EventDispatcher() }),
+    activities: createActivities(composeCore(config, dataSource, undefined)),
     ...(process.argv.includes(NO_WORKFLOW_CACHE) ? { maxCachedWorkflows: 0 } : {}),
   });
   reportMemory();

@@ -6,14 +6,13 @@
  *
  * BENCH_CONTACTS (1000000) sets the size.
  */
+import { composeCore } from '../src/composition';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
-import { EventDispatcher } from '../src/events/dispatcher';
 import { logger } from '../src/logger';
-import { createMailer } from '../src/mailer';
 import { listen } from '../src/runtime/http-server';
 import { Client, signupWithProject } from '../test/support/api';
 import { runBench, withScratch } from './support';
@@ -64,7 +63,7 @@ function main(): Promise<boolean> {
     logger.level = config.logLevel;
     const dataSource = await openDatabase(scratch.databaseUrl);
     scratch.onCleanup(() => dataSource.destroy());
-    const api = await listen(createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: undefined, dispatcher: new EventDispatcher() }), 0);
+    const api = await listen(createApp(composeCore(config, dataSource, undefined)), 0);
     scratch.onCleanup(api.close);
     const url = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
     const { project } = await signupWithProject({ url }, 'Segment bench');

@@ -1,3 +1,4 @@
+import { composeCore } from '../src/composition';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -6,15 +7,11 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { createApp } from '../src/app';
 import { loadConfig, type Config } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
-import { EventDispatcher } from '../src/events/dispatcher';
 import { logger } from '../src/logger';
-import { createMailer } from '../src/mailer';
 import { listen } from '../src/runtime/http-server';
 import { connectTemporal } from '../src/temporal/client';
 import { routeTemporalLogs } from '../src/temporal/logging';
 import { createWorker } from '../src/temporal/worker';
-import { registerSegmentTracking } from '../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../src/automations/triggers';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
 import { startTestServer } from '../temporal/test-server';
@@ -79,16 +76,13 @@ export async function startBenchStack(
   logger.level = config.logLevel;
   const dataSource = await openDatabase(scratch.databaseUrl, poolSize);
   scratch.onCleanup(() => dataSource.destroy());
-  const mailer = createMailer(config, dataSource);
-  scratch.onCleanup(async () => mailer.close?.());
-  const dispatcher = new EventDispatcher();
-
-  const worker = options.worker === false ? undefined : await startWorker(scratch, address, config, { dataSource, mailer, config, dispatcher });
   const temporal = await connectTemporal(address, config.temporalNamespace);
   scratch.onCleanup(() => temporal.connection.close());
-  registerSegmentTracking(dispatcher, { dataSource });
-  registerWorkflowTriggers(dispatcher, { dataSource, temporal: temporal.client, taskQueue: config.taskQueue });
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: temporal.client, dispatcher }), 0);
+  const core = composeCore(config, dataSource, temporal.client);
+  scratch.onCleanup(async () => core.mailer.close?.());
+
+  const worker = options.worker === false ? undefined : await startWorker(scratch, address, config, core);
+  const api = await listen(createApp(core), 0);
   scratch.onCleanup(api.close);
   return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, env: stackEnv, worker };
 }

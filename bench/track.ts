@@ -9,6 +9,7 @@
  *
  * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run.
  */
+import { composeCore } from '../src/composition';
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -18,13 +19,9 @@ import path from 'node:path';
 import { Pool } from 'pg';
 import { Client as TemporalClient } from '@temporalio/client';
 import { createApp } from '../src/app';
-import { registerSegmentTracking } from '../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../src/automations/triggers';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
-import { EventDispatcher } from '../src/events/dispatcher';
 import { logger } from '../src/logger';
-import { createMailer } from '../src/mailer';
 import { listen } from '../src/runtime/http-server';
 import { signupWithProject } from '../test/support/api';
 import { runBench, withScratch } from './support';
@@ -59,14 +56,10 @@ async function serveHerald(databaseUrl: string, dataDir: string): Promise<Servin
   const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '100000000' });
   logger.level = config.logLevel;
   const dataSource = await openDatabase(databaseUrl, POOL_SIZE);
-  const dispatcher = new EventDispatcher();
-  // Subscribed as in `npm run start:api`: every tracked event is checked against tracked
+  // Composed as in `npm run start:api`: every tracked event is checked against tracked
   // segments, workflow triggers and waiting executions (none exist here, so Temporal, which
   // this bench does not start, is never called).
-  const temporal = new TemporalClient();
-  registerSegmentTracking(dispatcher, { dataSource });
-  registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
-  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher });
+  const app = createApp(composeCore(config, dataSource, new TemporalClient()));
   const api = await listen(app, 0);
   return {
     port: (api.server.address() as AddressInfo).port,

@@ -1,7 +1,10 @@
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import type { Config } from './config';
+import { createMailer } from './mailer';
 import type { Mailer } from './mailer/types';
+import { registerSegmentTracking } from './segments/segment-tracking';
+import { registerWorkflowTriggers } from './automations/triggers';
 import { ActivityService } from './analytics/activity-service';
 import { BillingLimitsService } from './billing/limits-service';
 import { PaymentsService } from './billing/payments-service';
@@ -11,7 +14,7 @@ import { CampaignsService } from './campaigns/campaigns-service';
 import { ContactsService } from './contacts/contacts-service';
 import { PreferencesService } from './contacts/preferences-service';
 import { FieldsService } from './contacts/fields-service';
-import type { EventDispatcher } from './events/dispatcher';
+import { EventDispatcher } from './events/dispatcher';
 import { createDomainsService } from './domains/domains-service';
 import { EventsService } from './events/events-service';
 import { JobsService } from './jobs/jobs-service';
@@ -34,13 +37,25 @@ import { AuthThrottle } from './accounts/auth-throttle';
 import { MembersService } from './projects/members-service';
 import { ProjectsService } from './projects/projects-service';
 
-/** What the API needs from the outside world. */
+/** What every Herald process shares, built once by `composeCore`: the API's services and the worker's activities start from it. */
 export interface AppDeps {
   config: Config;
   dataSource: DataSource;
   mailer: Mailer;
   temporal: Client | undefined;
   dispatcher: EventDispatcher;
+}
+
+/**
+ * The composition root of every process (API, worker, `npm start`, tests): the mailer and the
+ * event dispatcher, with the subscribers that follow committed writes registered once here
+ * (tracked segments; workflow triggers and waiting executions, which need Temporal).
+ */
+export function composeCore(config: Config, dataSource: DataSource, temporal: Client | undefined): AppDeps {
+  const dispatcher = new EventDispatcher();
+  registerSegmentTracking(dispatcher, { dataSource });
+  if (temporal) registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
+  return { config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher };
 }
 
 /** The services behind the routes, built once per app. */

@@ -1,14 +1,11 @@
 import { createApp } from '../app';
-import { EventDispatcher } from '../events/dispatcher';
+import { composeCore } from '../composition';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
-import { createMailer } from '../mailer';
 import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
-import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
-import { registerWorkflowTriggers } from '../automations/triggers';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
 runMain('Herald API', async (shutdown) => {
@@ -21,12 +18,9 @@ runMain('Herald API', async (shutdown) => {
   shutdown.add('database pool', () => dataSource.destroy());
   const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
   shutdown.add('Temporal client', () => connection.close());
-  const mailer = createMailer(config, dataSource);
-  const dispatcher = new EventDispatcher();
-  registerSegmentTracking(dispatcher, { dataSource });
-  registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
-  shutdown.add('mailer', async () => mailer.close?.());
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
+  const core = composeCore(config, dataSource, client);
+  shutdown.add('mailer', async () => core.mailer.close?.());
+  const api = await listen(createApp(core), config.port);
   shutdown.add('API', api.close);
   logger.info(`Herald API listening on port ${config.port}`);
 });

@@ -1,20 +1,17 @@
 import { createApp } from '../app';
-import { EventDispatcher } from '../events/dispatcher';
+import { composeCore } from '../composition';
 import { loadConfig } from '../config';
 import { logger } from '../logger';
-import { createMailer } from '../mailer';
 import { claimDataDir } from '../runtime/data-dir-claim';
 import { listen } from '../runtime/http-server';
 import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
-import { registerSegmentTracking } from '../segments/segment-tracking';
 import { connectTemporal } from '../temporal/client';
 import { ensureDomainCheckSchedule } from '../temporal/domain-check';
 import { ensureEventRedelivery } from '../temporal/event-redelivery';
 import { ensureHousekeeping } from '../temporal/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
-import { registerWorkflowTriggers } from '../automations/triggers';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {
@@ -27,18 +24,15 @@ runMain('Herald', async (shutdown) => {
   const { connection, client } = await connectTemporal(temporal.address, config.temporalNamespace);
   shutdown.add('Temporal client', () => connection.close());
 
-  const mailer = createMailer(config, dataSource);
-  const dispatcher = new EventDispatcher();
-  registerSegmentTracking(dispatcher, { dataSource });
-  registerWorkflowTriggers(dispatcher, { dataSource, temporal: client, taskQueue: config.taskQueue });
-  shutdown.add('mailer', async () => mailer.close?.());
-  await runWorker(config, temporal.address, { dataSource, mailer, dispatcher }, shutdown);
+  const core = composeCore(config, dataSource, client);
+  shutdown.add('mailer', async () => core.mailer.close?.());
+  await runWorker(core, temporal.address, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureEventRedelivery(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 
-  const api = await listen(createApp({ config, dataSource, mailer, temporal: client, dispatcher }), config.port);
+  const api = await listen(createApp(core), config.port);
   shutdown.add('API', api.close);
 
   const base = `http://localhost:${config.port}`;

@@ -1,21 +1,14 @@
 import { NativeConnection } from '@temporalio/worker';
-import type { DataSource } from 'typeorm';
 import { createActivities } from '../../activities';
-import type { Config } from '../config';
-import type { EventDispatcher } from '../events/dispatcher';
+import type { AppDeps } from '../composition';
 import { logger } from '../logger';
-import type { Mailer } from '../mailer/types';
 import { routeTemporalLogs } from '../temporal/logging';
 import { createWorker } from '../temporal/worker';
 import type { Shutdown } from './shutdown';
 
 /** Connects a worker to Temporal and runs it until shutdown; a worker that dies stops the process. */
-export async function runWorker(
-  config: Config,
-  address: string,
-  deps: { dataSource: DataSource; mailer: Mailer; dispatcher: EventDispatcher },
-  shutdown: Shutdown,
-): Promise<void> {
+export async function runWorker(core: AppDeps, address: string, shutdown: Shutdown): Promise<void> {
+  const { config } = core;
   routeTemporalLogs();
   const connection = await NativeConnection.connect({ address });
   shutdown.add('worker connection', () => connection.close());
@@ -23,7 +16,7 @@ export async function runWorker(
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    activities: createActivities({ ...deps, config }),
+    activities: createActivities(core),
   });
   const running = worker.run();
   running.catch((err: unknown) => {

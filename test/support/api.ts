@@ -3,13 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import type { Client as TemporalClient } from '@temporalio/client';
 import { createApp } from '../../src/app';
-import { EventDispatcher } from '../../src/events/dispatcher';
+import { composeCore } from '../../src/composition';
+import type { EventDispatcher } from '../../src/events/dispatcher';
 import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
-import { createMailer } from '../../src/mailer';
-import { registerSegmentTracking } from '../../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../../src/automations/triggers';
 
 /** A running Herald API on a free port, backed by the test database. */
 export interface TestApi {
@@ -32,10 +30,9 @@ export async function startApi(options: ApiOptions = {}): Promise<TestApi> {
   const config = loadConfig({ ...process.env, ...options.env });
   logger.level = config.logLevel;
   const dataSource = await openDatabase(config.databaseUrl!, 4);
-  const dispatcher = new EventDispatcher();
-  registerSegmentTracking(dispatcher, { dataSource });
-  if (options.temporal) registerWorkflowTriggers(dispatcher, { dataSource, temporal: options.temporal, taskQueue: config.taskQueue });
-  const app = createApp({ config, dataSource, mailer: createMailer(config, dataSource), temporal: options.temporal, dispatcher });
+  const core = composeCore(config, dataSource, options.temporal);
+  const { dispatcher } = core;
+  const app = createApp(core);
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });

@@ -3,11 +3,9 @@ import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
-import { EventDispatcher } from '../../src/events/dispatcher';
-import { createMailer } from '../../src/mailer';
+import { composeCore } from '../../src/composition';
+import type { EventDispatcher } from '../../src/events/dispatcher';
 import { logger } from '../../src/logger';
-import { registerSegmentTracking } from '../../src/segments/segment-tracking';
-import { registerWorkflowTriggers } from '../../src/automations/triggers';
 import { routeTemporalLogs } from '../../src/temporal/logging';
 import { createWorker } from '../../src/temporal/worker';
 
@@ -44,20 +42,17 @@ export async function startTestWorker(
   routeTemporalLogs();
   logger.level = config.logLevel;
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
-  const dispatcher = new EventDispatcher();
-  registerSegmentTracking(dispatcher, { dataSource });
-  const temporal = new Client({ connection, namespace: config.temporalNamespace });
-  registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
+  const core = composeCore(config, dataSource, new Client({ connection, namespace: config.temporalNamespace }));
   const worker = await createWorker({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    activities: createActivities({ dataSource, mailer: createMailer(config, dataSource), config, dispatcher }),
+    activities: createActivities(core),
     ...options,
   });
   const running = worker.run();
   return {
-    dispatcher,
+    dispatcher: core.dispatcher,
     close: async () => {
       worker.shutdown();
       await running;
