@@ -5,7 +5,7 @@ import { notFound, validationError, type FieldError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import { workflowsUsingTemplate } from '../automations/workflows-queries';
-import { containsPattern } from '../db/like';
+import { deleteTemplate, findTemplate, saveTemplate, templatePage, type TemplateFilter } from './templates-queries';
 
 /** A template as the API shows it. */
 export function templateView(template: Template) {
@@ -37,28 +37,13 @@ export interface TemplateInput {
   type?: EmailType;
 }
 
-export const TEMPLATE_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
-export type TemplateSort = (typeof TEMPLATE_SORTS)[number];
-
-/** Filters and order of `GET /templates`. */
-export interface TemplateListQuery {
-  type?: EmailType;
-  search?: string;
-  sort: TemplateSort;
-  dir: 'asc' | 'desc';
-}
+export { TEMPLATE_SORTS, type TemplateFilter, type TemplateSort } from './templates-queries';
 
 /** Where a template is used. */
 export interface TemplateUsage {
   campaigns: { id: string; name: string }[];
   workflows: { id: string; name: string; stepId: string }[];
 }
-
-const ORDER_BY: Record<TemplateSort, string> = {
-  name: 'LOWER(t.name)',
-  createdAt: 't.createdAt',
-  updatedAt: 't.updatedAt',
-};
 
 /** Throws a 422 (field code `invalid_template`) for each of subject and body that is not a valid template. */
 export function assertTemplateSyntax(parts: { subject?: string; body?: string }): void {
@@ -79,23 +64,8 @@ export class TemplatesService {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A page of the project's templates, filtered and sorted. */
-  async list(projectId: string, query: TemplateListQuery, page: OffsetParams): Promise<{ rows: Template[]; total: number }> {
-    const builder = this.dataSource.manager
-      .createQueryBuilder(Template, 't')
-      .where('t.projectId = :projectId', { projectId });
-    if (query.type) builder.andWhere('t.type = :type', { type: query.type });
-    if (query.search) {
-      const pattern = containsPattern(query.search);
-      builder.andWhere('(t.name ILIKE :pattern OR t.description ILIKE :pattern OR t.subject ILIKE :pattern)', { pattern });
-    }
-    const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
-    const [rows, total] = await builder
-      .orderBy(ORDER_BY[query.sort], dir)
-      .addOrderBy('t.id', dir)
-      .offset(page.offset)
-      .limit(page.pageSize)
-      .getManyAndCount();
-    return { rows, total };
+  list(projectId: string, filter: TemplateFilter, page: OffsetParams): Promise<{ rows: Template[]; total: number }> {
+    return templatePage(this.dataSource.manager, projectId, filter, page);
   }
 
   /** One template of the project; 404 otherwise. */
@@ -107,20 +77,17 @@ export class TemplatesService {
   async create(projectId: string, input: TemplateInput): Promise<Template> {
     assertTemplateSyntax(input);
     await assertVerifiedSender(this.dataSource.manager, projectId, input.from);
-    const repository = this.dataSource.getRepository(Template);
-    return repository.save(
-      repository.create({
-        projectId,
-        name: input.name,
-        description: input.description ?? null,
-        subject: input.subject ?? '',
-        body: input.body ?? '',
-        from: input.from,
-        fromName: input.fromName ?? null,
-        replyTo: input.replyTo ?? null,
-        type: input.type ?? 'MARKETING',
-      }),
-    );
+    return saveTemplate(this.dataSource.manager, {
+      projectId,
+      name: input.name,
+      description: input.description ?? null,
+      subject: input.subject ?? '',
+      body: input.body ?? '',
+      from: input.from,
+      fromName: input.fromName ?? null,
+      replyTo: input.replyTo ?? null,
+      type: input.type ?? 'MARKETING',
+    });
   }
 
   /** Changes the fields given; the sender domain is checked again when `from` changes. */
@@ -132,14 +99,13 @@ export class TemplatesService {
         await assertVerifiedSender(manager, projectId, patch.from);
       }
       Object.assign(template, patch);
-      return manager.save(template);
+      return saveTemplate(manager, template);
     });
   }
 
   /** Deletes a template; emails sent from it keep their copy of subject and body. */
   async delete(projectId: string, id: string): Promise<void> {
-    const result = await this.dataSource.getRepository(Template).delete({ projectId, id });
-    if (!result.affected) throw notFound('Template');
+    if (!(await deleteTemplate(this.dataSource.manager, projectId, id))) throw notFound('Template');
   }
 
   /** Copies a template as "<name> (copy)", under the same rules as creating one. */
@@ -155,10 +121,7 @@ export class TemplatesService {
   }
 
   private async find(manager: EntityManager, projectId: string, id: string, lock = false): Promise<Template> {
-    const template = await manager.findOne(Template, {
-      where: { projectId, id },
-      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-    });
+    const template = await findTemplate(manager, projectId, id, lock);
     if (!template) throw notFound('Template');
     return template;
   }
