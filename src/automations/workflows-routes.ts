@@ -1,102 +1,65 @@
-import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
-import { Router } from 'express';
 import { isPlainObject } from '../contacts/data-rules';
-import { EXECUTION_STATUSES, STEP_TYPES, type Branch, type ExecutionStatus, type StepType } from '../entities/workflow';
-import { badRequest, notFound, validationError } from '../http/errors';
-import type { Cursors } from '../http/cursors';
+import { EXECUTION_STATUSES } from '../entities/workflow';
+import { endpoint, type RouteTable } from '../http/endpoint';
+import { notFound, validationError } from '../http/errors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { isUuid, Optional, parseBody } from '../http/validate';
-import type { ExecutionStart, ExecutionsService } from './executions-service';
-import type { StepPosition, WorkflowGraphService } from './graph-service';
-import { executionView, stepView, transitionView, workflowView } from './views';
+import { checkDto, isUuid } from '../http/validate';
+import type { ExecutionStart } from './executions-service';
+import * as docs from './workflows-docs';
+import {
+  AddWorkflowStepBody,
+  AddWorkflowTransitionBody,
+  CreateWorkflowBody,
+  DeleteWorkflowStepQuery,
+  StartWorkflowExecutionBody,
+  UpdateWorkflowBody,
+  UpdateWorkflowStepBody,
+  Workflow,
+  WorkflowExecution,
+  WorkflowExecutionListQuery,
+  WorkflowFieldsQuery,
+  WorkflowStep,
+  WorkflowTransition,
+  WorkflowTrigger,
+} from './workflows-dtos';
 import type { ExecutionCursor } from './workflows-queries';
-import type { TriggerConfig, WorkflowPatch, WorkflowsService } from './workflows-service';
-
-const nonBlank = { message: '$property must not be blank' };
-const NOT_BLANK = /\S/;
-
-class WorkflowFields {
-  @Optional() @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
-  @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
-  @Optional() @IsIn(['EVENT'], { message: 'triggerType must be EVENT' }) triggerType?: 'EVENT';
-  @Optional() @IsBoolean() enabled?: boolean;
-  @Optional() @IsBoolean() allowReentry?: boolean;
-}
-
-class StepFields {
-  @Optional() @IsIn(STEP_TYPES, { message: `type must be one of ${STEP_TYPES.join(', ')}` }) type?: StepType;
-  @Optional() @IsString() @Matches(NOT_BLANK, nonBlank) @MaxLength(255) name?: string;
-}
-
-class TransitionBody {
-  @IsUUID('all', { message: 'fromStepId must be a step id' }) fromStepId: string;
-  @IsUUID('all', { message: 'toStepId must be a step id' }) toStepId: string;
-  @IsOptional() @IsIn(['yes', 'no'], { message: 'branch must be yes or no' }) branch?: Branch | null;
-}
-
-class ExecutionBody {
-  @Optional() @IsUUID('all', { message: 'contactId must be a contact id' }) contactId?: string;
-  @Optional() @IsString() @MaxLength(320) email?: string;
-}
+import type { TriggerConfig, WorkflowPatch } from './workflows-service';
+import { executionView, stepView, transitionView, workflowView } from './views';
 
 const required = (field: string) => validationError([{ field, code: 'required', message: `${field} is required` }]);
 
-/** `triggerConfig` of a body: `{ eventName? }`, null meaning none; undefined when not sent. */
-function triggerConfigOf(value: unknown): TriggerConfig | undefined {
+/** A missing (or null) field answers 422 `<field> is required` before the other checks. */
+const requireField = (field: string) => (body: unknown) => {
+  const input = isPlainObject(body) ? body : {};
+  if (input[field] === undefined || input[field] === null) throw required(field);
+};
+
+/** `triggerConfig` of a body: `{ eventName? }` (trimmed), null meaning none; undefined when not sent. */
+function triggerConfigOf(value: object | null | undefined): TriggerConfig | undefined {
   if (value === undefined) return undefined;
-  if (value !== null && !isPlainObject(value)) {
-    throw validationError([{ field: 'triggerConfig', code: 'invalid_type', message: 'triggerConfig must be an object { eventName }' }]);
-  }
-  const eventName = value?.eventName;
-  if (eventName === undefined || eventName === null) return {};
-  if (typeof eventName !== 'string' || eventName.trim() === '' || eventName.length > 255) {
-    throw validationError([{ field: 'triggerConfig.eventName', code: 'invalid_string', message: 'eventName must be a non-empty string of at most 255 characters' }]);
-  }
-  return { eventName: eventName.trim() };
+  if (value === null) return {};
+  const { value: trigger, errors } = checkDto(WorkflowTrigger, value, 'triggerConfig');
+  if (errors.length > 0) throw validationError(errors);
+  return typeof trigger.eventName === 'string' ? { eventName: trigger.eventName.trim() } : {};
 }
 
-/** Validates `POST /workflows` (`partial` false) and `PATCH /workflows/{id}`; `enabled` is only taken on PATCH. */
-function workflowBody(body: unknown, partial: boolean): WorkflowPatch {
-  const input = isPlainObject(body) ? body : {};
-  if (!partial && (input.name === undefined || input.name === null)) throw required('name');
-  const fields = parseBody(WorkflowFields, input);
+/** The fields of a workflow body; `enabled` is only taken on PATCH. */
+function workflowInput(body: CreateWorkflowBody | UpdateWorkflowBody, partial: boolean): WorkflowPatch {
   return {
-    name: fields.name?.trim(),
-    description: fields.description,
-    triggerConfig: triggerConfigOf(input.triggerConfig),
-    allowReentry: fields.allowReentry,
-    enabled: partial ? fields.enabled : undefined,
+    name: body.name?.trim(),
+    description: body.description,
+    triggerConfig: triggerConfigOf(body.triggerConfig),
+    allowReentry: body.allowReentry,
+    enabled: partial ? body.enabled : undefined,
   };
 }
 
-/** `position` of a step body: `{ x, y }` numbers or null; undefined when not sent. */
-function positionOf(value: unknown): StepPosition | undefined {
-  if (value === undefined || value === null) return value;
-  if (!isPlainObject(value) || !Number.isFinite(value.x) || !Number.isFinite(value.y)) {
-    throw validationError([{ field: 'position', code: 'invalid_type', message: 'position must be { x, y } with numbers, or null' }]);
-  }
-  return { x: value.x as number, y: value.y as number };
-}
-
-/** Validates `POST /workflows/{id}/executions`: exactly one of `contactId` and `email`, and an optional `context` object. */
-function executionBody(body: unknown): ExecutionStart {
-  const input = isPlainObject(body) ? body : {};
-  const fields = parseBody(ExecutionBody, input);
-  if ((fields.contactId === undefined) === (fields.email === undefined)) {
+/** Exactly one of `contactId` and `email`; a null `context` is none. */
+function executionStart(body: StartWorkflowExecutionBody): ExecutionStart {
+  if ((body.contactId === undefined) === (body.email === undefined)) {
     throw validationError([{ field: 'contactId', code: 'required', message: 'Give exactly one of contactId and email' }]);
   }
-  if (input.context !== undefined && input.context !== null && !isPlainObject(input.context)) {
-    throw validationError([{ field: 'context', code: 'invalid_type', message: 'context must be an object' }]);
-  }
-  return { contactId: fields.contactId, email: fields.email, context: (input.context as Record<string, unknown> | null) ?? undefined };
-}
-
-/** The `status` filter of an execution list; an unrecognised value is a 400. */
-function statusOf(value: unknown): ExecutionStatus | undefined {
-  if (value === undefined || value === '') return undefined;
-  const status = EXECUTION_STATUSES.find((candidate) => typeof value === 'string' && candidate === value.trim().toUpperCase());
-  if (!status) throw badRequest(`status must be one of ${EXECUTION_STATUSES.join(', ')}`, { details: { status: value } });
-  return status;
+  return { contactId: body.contactId, email: body.email, context: body.context ?? undefined };
 }
 
 const idOf = (what: string) => (id: string) => {
@@ -109,102 +72,175 @@ const transitionId = idOf('Transition');
 const executionId = idOf('Execution');
 
 /** Workflows (`/workflows`): definitions, their graph of steps and transitions, and executions. */
-export function workflowsRouter(workflows: WorkflowsService, graph: WorkflowGraphService, executions: ExecutionsService, cursors: Cursors): Router {
-  const router = Router();
-  const executionCursors = cursors.for<ExecutionCursor>('executions');
-
-  router.get('/workflows', async (req, res) => {
-    res.json((await workflows.list(req.project!.id)).map(({ workflow, graph }) => workflowView(workflow, graph)));
-  });
-
-  router.get('/workflows/fields', async (req, res) => {
-    const eventName = typeof req.query.eventName === 'string' && req.query.eventName !== '' ? req.query.eventName : undefined;
-    res.json(await workflows.fields(req.project!.id, eventName));
-  });
-
-  router.post('/workflows', async (req, res) => {
-    const input = workflowBody(req.body, false);
-    const created = await workflows.create(req.project!.id, { ...input, name: input.name! });
-    res.status(201).json(workflowView(created.workflow, created.graph));
-  });
-
-  router.get('/workflows/:id', async (req, res) => {
-    const found = await workflows.get(req.project!.id, workflowId(req.params.id));
-    res.json(workflowView(found.workflow, found.graph));
-  });
-
-  router.patch('/workflows/:id', async (req, res) => {
-    const id = workflowId(req.params.id);
-    const updated = await workflows.update(req.project!.id, id, workflowBody(req.body, true));
-    res.json(workflowView(updated.workflow, updated.graph));
-  });
-
-  router.delete('/workflows/:id', async (req, res) => {
-    await workflows.delete(req.project!.id, workflowId(req.params.id));
-    res.json({ success: true });
-  });
-
-  router.post('/workflows/:id/steps', async (req, res) => {
-    const id = workflowId(req.params.id);
-    const input = isPlainObject(req.body) ? req.body : {};
-    if (input.type === undefined || input.type === null) throw required('type');
-    const fields = parseBody(StepFields, input);
-    const step = await graph.addStep(req.project!.id, id, { type: fields.type!, name: fields.name?.trim(), config: input.config, position: positionOf(input.position) });
-    res.status(201).json(stepView(step));
-  });
-
-  router.patch('/workflows/:id/steps/:stepId', async (req, res) => {
-    const id = workflowId(req.params.id);
-    const input = isPlainObject(req.body) ? req.body : {};
-    const fields = parseBody(StepFields, { name: input.name });
-    const patch = { name: fields.name?.trim(), config: input.config, position: positionOf(input.position) };
-    res.json(stepView(await graph.updateStep(req.project!.id, id, stepId(req.params.stepId), patch)));
-  });
-
-  router.delete('/workflows/:id/steps/:stepId', async (req, res) => {
-    const id = workflowId(req.params.id);
-    const splice = req.query.splice === 'true' || req.query.splice === '1';
-    await graph.deleteStep(req.project!.id, id, stepId(req.params.stepId), splice);
-    res.json({ success: true });
-  });
-
-  router.post('/workflows/:id/transitions', async (req, res) => {
-    const id = workflowId(req.params.id);
-    const body = parseBody(TransitionBody, req.body);
-    const transition = await graph.addTransition(req.project!.id, id, { fromStepId: body.fromStepId, toStepId: body.toStepId, branch: body.branch ?? null });
-    res.status(201).json(transitionView(transition));
-  });
-
-  router.delete('/workflows/:id/transitions/:transitionId', async (req, res) => {
-    await graph.deleteTransition(req.project!.id, workflowId(req.params.id), transitionId(req.params.transitionId));
-    res.json({ success: true });
-  });
-
-  router.post('/workflows/:id/executions', async (req, res) => {
-    const id = workflowId(req.params.id);
-    res.status(201).json(executionView(await executions.start(req.project!.id, id, executionBody(req.body))));
-  });
-
-  router.get('/workflows/:id/executions', async (req, res) => {
-    const query = req.query as Record<string, unknown>;
-    const page = cursorParams(query, executionCursors);
-    const { rows, countTotal } = await executions.list(req.project!.id, workflowId(req.params.id), statusOf(query.status), page);
-    const result = await cursorPage(rows, page, (row) => row.position, countTotal);
-    res.json({ ...result, data: result.data.map((row) => executionView(row.execution)) });
-  });
-
-  router.post('/workflows/:id/executions/cancel-all', async (req, res) => {
-    res.json(await executions.cancelAll(req.project!.id, workflowId(req.params.id)));
-  });
-
-  router.get('/workflows/:id/executions/:executionId', async (req, res) => {
-    res.json(executionView(await executions.get(req.project!.id, workflowId(req.params.id), executionId(req.params.executionId))));
-  });
-
-  router.delete('/workflows/:id/executions/:executionId', async (req, res) => {
-    const id = workflowId(req.params.id);
-    res.json(executionView(await executions.cancel(req.project!.id, id, executionId(req.params.executionId))));
-  });
-
-  return router;
-}
+export const workflowsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Workflow, WorkflowStep, WorkflowTransition, WorkflowExecution],
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/workflows',
+      credential: 'secret',
+      doc: docs.listWorkflows,
+      handle: async ({ services, project }) => (await services.workflows.list(project.id)).map(({ workflow, graph }) => workflowView(workflow, graph)),
+    }),
+    endpoint<CreateWorkflowBody>({
+      method: 'post',
+      path: '/workflows',
+      credential: 'secret',
+      body: CreateWorkflowBody,
+      precheck: requireField('name'),
+      doc: docs.createWorkflow,
+      handle: async ({ services, project, body }) => {
+        const input = workflowInput(body, false);
+        const created = await services.workflows.create(project.id, { ...input, name: input.name! });
+        return workflowView(created.workflow, created.graph);
+      },
+    }),
+    endpoint<undefined, WorkflowFieldsQuery>({
+      method: 'get',
+      path: '/workflows/fields',
+      credential: 'secret',
+      query: WorkflowFieldsQuery,
+      doc: docs.listWorkflowFields,
+      handle: ({ services, project, query }) => services.workflows.fields(project.id, query.eventName || undefined),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/workflows/{id}',
+      credential: 'secret',
+      doc: docs.getWorkflow,
+      handle: async ({ services, project, params }) => {
+        const found = await services.workflows.get(project.id, workflowId(params.id));
+        return workflowView(found.workflow, found.graph);
+      },
+    }),
+    endpoint<UpdateWorkflowBody>({
+      method: 'patch',
+      path: '/workflows/{id}',
+      credential: 'secret',
+      body: UpdateWorkflowBody,
+      doc: docs.updateWorkflow,
+      handle: async ({ services, project, params, body }) => {
+        const id = workflowId(params.id);
+        const updated = await services.workflows.update(project.id, id, workflowInput(body, true));
+        return workflowView(updated.workflow, updated.graph);
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/workflows/{id}',
+      credential: 'secret',
+      doc: docs.deleteWorkflow,
+      handle: async ({ services, project, params }) => {
+        await services.workflows.delete(project.id, workflowId(params.id));
+        return { success: true };
+      },
+    }),
+    endpoint<AddWorkflowStepBody>({
+      method: 'post',
+      path: '/workflows/{id}/steps',
+      credential: 'secret',
+      body: AddWorkflowStepBody,
+      precheck: requireField('type'),
+      doc: docs.addWorkflowStep,
+      handle: async ({ services, project, params, body }) => {
+        const input = { type: body.type, name: body.name?.trim(), config: body.config, position: body.position };
+        return stepView(await services.workflowGraph.addStep(project.id, workflowId(params.id), input));
+      },
+    }),
+    endpoint<UpdateWorkflowStepBody>({
+      method: 'patch',
+      path: '/workflows/{id}/steps/{stepId}',
+      credential: 'secret',
+      body: UpdateWorkflowStepBody,
+      doc: docs.updateWorkflowStep,
+      handle: async ({ services, project, params, body }) => {
+        const patch = { name: body.name?.trim(), config: body.config, position: body.position };
+        return stepView(await services.workflowGraph.updateStep(project.id, workflowId(params.id), stepId(params.stepId), patch));
+      },
+    }),
+    endpoint<undefined, DeleteWorkflowStepQuery>({
+      method: 'delete',
+      path: '/workflows/{id}/steps/{stepId}',
+      credential: 'secret',
+      query: DeleteWorkflowStepQuery,
+      doc: docs.deleteWorkflowStep,
+      handle: async ({ services, project, params, query }) => {
+        const splice = query.splice === 'true' || query.splice === '1';
+        await services.workflowGraph.deleteStep(project.id, workflowId(params.id), stepId(params.stepId), splice);
+        return { success: true };
+      },
+    }),
+    endpoint<AddWorkflowTransitionBody>({
+      method: 'post',
+      path: '/workflows/{id}/transitions',
+      credential: 'secret',
+      body: AddWorkflowTransitionBody,
+      doc: docs.addWorkflowTransition,
+      handle: async ({ services, project, params, body }) => {
+        const input = { fromStepId: body.fromStepId, toStepId: body.toStepId, branch: body.branch ?? null };
+        return transitionView(await services.workflowGraph.addTransition(project.id, workflowId(params.id), input));
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/workflows/{id}/transitions/{transitionId}',
+      credential: 'secret',
+      doc: docs.deleteWorkflowTransition,
+      handle: async ({ services, project, params }) => {
+        await services.workflowGraph.deleteTransition(project.id, workflowId(params.id), transitionId(params.transitionId));
+        return { success: true };
+      },
+    }),
+    endpoint<StartWorkflowExecutionBody>({
+      method: 'post',
+      path: '/workflows/{id}/executions',
+      credential: 'secret',
+      body: StartWorkflowExecutionBody,
+      doc: docs.startWorkflowExecution,
+      handle: async ({ services, project, params, body }) => {
+        const id = workflowId(params.id);
+        return executionView(await services.executions.start(project.id, id, executionStart(body)));
+      },
+    }),
+    endpoint<undefined, WorkflowExecutionListQuery>({
+      method: 'get',
+      path: '/workflows/{id}/executions',
+      credential: 'secret',
+      query: WorkflowExecutionListQuery,
+      doc: docs.listWorkflowExecutions,
+      handle: async ({ services, project, params, query, cursors }) => {
+        const page = cursorParams(query, cursors.for<ExecutionCursor>('executions'));
+        const status = EXECUTION_STATUSES.find((candidate) => candidate === query.status?.trim().toUpperCase());
+        const { rows, countTotal } = await services.executions.list(project.id, workflowId(params.id), status, page);
+        const result = await cursorPage(rows, page, (row) => row.position, countTotal);
+        return { ...result, data: result.data.map((row) => executionView(row.execution)) };
+      },
+    }),
+    endpoint({
+      method: 'post',
+      path: '/workflows/{id}/executions/cancel-all',
+      credential: 'secret',
+      doc: docs.cancelAllWorkflowExecutions,
+      handle: ({ services, project, params }) => services.executions.cancelAll(project.id, workflowId(params.id)),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/workflows/{id}/executions/{executionId}',
+      credential: 'secret',
+      doc: docs.getWorkflowExecution,
+      handle: async ({ services, project, params }) =>
+        executionView(await services.executions.get(project.id, workflowId(params.id), executionId(params.executionId))),
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/workflows/{id}/executions/{executionId}',
+      credential: 'secret',
+      doc: docs.cancelWorkflowExecution,
+      handle: async ({ services, project, params }) => {
+        const id = workflowId(params.id);
+        return executionView(await services.executions.cancel(project.id, id, executionId(params.executionId)));
+      },
+    }),
+  ],
+};

@@ -25,7 +25,7 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
     const own = Object.entries(error.constraints ?? {}).map(([name, message]) => ({
       field,
       message,
-      code: codes[name] ?? 'invalid',
+      code: (error.contexts?.[name] as { code?: string } | undefined)?.code ?? codes[name] ?? 'invalid',
       ...(error.value !== undefined && typeof error.value !== 'object' ? { received: error.value } : {}),
     }));
     return [...own, ...flatten(error.children ?? [], field)];
@@ -70,6 +70,16 @@ export function parseQuery<T extends object>(Dto: new () => T, query: unknown): 
   const first = flatten(errors)[0];
   if (first) throw badRequest(first.message, { details: { [first.field]: first.received ?? (instance as Record<string, unknown>)[first.field] } });
   return instance;
+}
+
+/**
+ * Checks a value against a DTO, stopping at each field's first failing check (class-validator
+ * runs a property's decorators from the last written to the first); the problems are named under `parent`.
+ */
+export function checkDto<T extends object>(Dto: new () => T, value: object, parent: string): { value: T; errors: FieldError[] } {
+  const instance = Object.assign(new Dto(), value);
+  const errors = validateSync(instance, { forbidUnknownValues: true, stopAtFirstError: true, validationError: { target: false } });
+  return { value: instance, errors: flatten(errors, parent) };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
