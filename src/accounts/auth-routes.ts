@@ -1,96 +1,104 @@
-import { IsEmail, IsNotEmpty, IsString, MaxLength, MinLength } from 'class-validator';
-import { Router, type CookieOptions, type Response } from 'express';
-import type { Config } from '../config';
-import { addressRateLimit } from '../http/middleware/rate-limit';
-import { parseBody } from '../http/validate';
+import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
+import { oauthEndpoints } from '../oauth/oauth-routes';
+import { AccountEmailBody, LoginBody, ResetPasswordBody, SignupBody, VerifyEmailBody } from './accounts-dtos';
+import * as docs from './auth-docs';
 import { userView } from './auth-service';
-import type { Services } from '../composition';
-import { SESSION_COOKIE, SESSION_DAYS, closeSession } from './sessions';
-import type { DataSource } from 'typeorm';
+import { clearSessionCookie, setSessionCookie } from './cookies';
+import { SESSION_COOKIE } from './sessions';
 
-class Credentials {
-  @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
-  @IsString() @MinLength(8) @MaxLength(256) password: string;
-}
-
-class LoginBody {
-  @IsString() @IsNotEmpty() email: string;
-  @IsString() @IsNotEmpty() password: string;
-}
-
-class EmailBody {
-  @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
-}
-
-class TokenBody {
-  @IsString() @IsNotEmpty() token: string;
-}
-
-class PasswordResetBody extends TokenBody {
-  @IsString() @MinLength(8) @MaxLength(256) password: string;
-}
-
-/** The attributes of Herald's cookies: HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https. */
-export function cookieOptions(config: Config): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.publicUrl.startsWith('https://'),
-    path: '/',
+/** A handler that first counts the request against its client address's budget (the sign-in and account-email endpoints). */
+const perAddress =
+  <B>(handle: (context: EndpointContext<B, undefined>) => Promise<unknown>) =>
+  async (context: EndpointContext<B, undefined>) => {
+    await context.services.auth.throttleAddress(context.req, context.res);
+    return handle(context);
   };
-}
 
-/** Sets the `herald_session` cookie carrying a session token. */
-export function setSessionCookie(res: Response, config: Config, token: string): Response {
-  return res.cookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: SESSION_DAYS * 86_400_000 });
-}
+const success = { success: true };
 
-/**
- * Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`); OAuth lives in `oauth.ts`.
- * The endpoints that check a password or send an account email are limited per client address.
- */
-export function authRouter(services: Services, config: Config, dataSource: DataSource): Router {
-  const router = Router();
-  const perAddress = addressRateLimit(dataSource, config.authRateLimitPerMinute);
-
-  router.post('/auth/signup', perAddress, async (req, res) => {
-    const body = parseBody(Credentials, req.body);
-    const { user, sessionToken } = await services.auth.signup(body.email, body.password);
-    setSessionCookie(res, config, sessionToken).status(201).json(userView(user));
-  });
-
-  router.post('/auth/login', perAddress, async (req, res) => {
-    const body = parseBody(LoginBody, req.body);
-    const { user, sessionToken } = await services.auth.login(body.email, body.password);
-    setSessionCookie(res, config, sessionToken).json(userView(user));
-  });
-
-  router.get('/auth/logout', async (req, res) => {
-    const token: unknown = req.cookies?.[SESSION_COOKIE];
-    if (typeof token === 'string' && token) await closeSession(dataSource, token);
-    res.clearCookie(SESSION_COOKIE, cookieOptions(config)).json({ success: true });
-  });
-
-  router.post('/auth/request-verification', perAddress, async (req, res) => {
-    await services.auth.requestVerification(parseBody(EmailBody, req.body).email);
-    res.json({ success: true });
-  });
-
-  router.post('/auth/verify-email', async (req, res) => {
-    await services.auth.verifyEmail(parseBody(TokenBody, req.body).token);
-    res.json({ success: true });
-  });
-
-  router.post('/auth/request-password-reset', perAddress, async (req, res) => {
-    await services.auth.requestPasswordReset(parseBody(EmailBody, req.body).email);
-    res.json({ success: true });
-  });
-
-  router.post('/auth/reset-password', perAddress, async (req, res) => {
-    const body = parseBody(PasswordResetBody, req.body);
-    await services.auth.resetPassword(body.token, body.password);
-    res.json({ success: true });
-  });
-
-  return router;
-}
+/** Sign-up, sign-in, sign-out, email verification and password reset (`/auth/*`), and OAuth sign-in; no credential. */
+export const authRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint<SignupBody>({
+      method: 'post',
+      path: '/auth/signup',
+      credential: 'none',
+      body: SignupBody,
+      doc: docs.signup,
+      handle: perAddress(async ({ services, config, res, body }) => {
+        const { user, sessionToken } = await services.auth.signup(body.email, body.password);
+        setSessionCookie(res, config, sessionToken);
+        return userView(user);
+      }),
+    }),
+    endpoint<LoginBody>({
+      method: 'post',
+      path: '/auth/login',
+      credential: 'none',
+      body: LoginBody,
+      doc: docs.login,
+      handle: perAddress(async ({ services, config, res, body }) => {
+        const { user, sessionToken } = await services.auth.login(body.email, body.password);
+        setSessionCookie(res, config, sessionToken);
+        return userView(user);
+      }),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/auth/logout',
+      credential: 'none',
+      doc: docs.logout,
+      handle: async ({ services, config, req, res }) => {
+        await services.auth.logout(req.cookies?.[SESSION_COOKIE]);
+        clearSessionCookie(res, config);
+        return success;
+      },
+    }),
+    ...oauthEndpoints,
+    endpoint<VerifyEmailBody>({
+      method: 'post',
+      path: '/auth/verify-email',
+      credential: 'none',
+      body: VerifyEmailBody,
+      doc: docs.verifyEmail,
+      handle: async ({ services, body }) => {
+        await services.auth.verifyEmail(body.token);
+        return success;
+      },
+    }),
+    endpoint<AccountEmailBody>({
+      method: 'post',
+      path: '/auth/request-verification',
+      credential: 'none',
+      body: AccountEmailBody,
+      doc: docs.requestVerification,
+      handle: perAddress(async ({ services, body }) => {
+        await services.auth.requestVerification(body.email);
+        return success;
+      }),
+    }),
+    endpoint<AccountEmailBody>({
+      method: 'post',
+      path: '/auth/request-password-reset',
+      credential: 'none',
+      body: AccountEmailBody,
+      doc: docs.requestPasswordReset,
+      handle: perAddress(async ({ services, body }) => {
+        await services.auth.requestPasswordReset(body.email);
+        return success;
+      }),
+    }),
+    endpoint<ResetPasswordBody>({
+      method: 'post',
+      path: '/auth/reset-password',
+      credential: 'none',
+      body: ResetPasswordBody,
+      doc: docs.resetPassword,
+      handle: perAddress(async ({ services, body }) => {
+        await services.auth.resetPassword(body.token, body.password);
+        return success;
+      }),
+    }),
+  ],
+};

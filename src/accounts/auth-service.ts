@@ -1,14 +1,17 @@
+import type { Request, RequestHandler, Response } from 'express';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Config } from '../config';
-import { AuthToken, type AuthTokenKind } from '../entities/auth-token';
-import { User } from '../entities/user';
+import type { AuthTokenKind } from '../entities/auth-token';
+import type { User } from '../entities/user';
 import { ApiError, conflict, forbidden } from '../http/errors';
+import { addressRateLimit } from '../http/middleware/rate-limit';
 import type { AccountEmails } from './account-emails';
 import type { AuthThrottle } from './auth-throttle';
-import { verifyEmailAndJoin } from '../projects/members-service';
+import { verifyEmailAndJoin } from '../projects/members-queries';
 import { hashPassword, verifyPassword } from './passwords';
-import { randomToken, sha256 } from '../runtime/secrets';
-import { closeAllSessions, openSession } from './sessions';
+import { randomToken } from '../runtime/secrets';
+import * as queries from './accounts-queries';
+import { closeAllSessions, closeSession, openSession } from './sessions';
 
 const TOKEN_HOURS: Record<AuthTokenKind, number> = { VERIFY_EMAIL: 24, PASSWORD_RESET: 1 };
 
@@ -24,19 +27,25 @@ const invalidToken = () => new ApiError(400, 'INVALID_TOKEN', 'The token is inva
 
 /** Sign-up, sign-in, email verification and password reset. */
 export class AuthService {
+  /** One budget per app of requests per client address to the sign-in and account-email endpoints. */
+  private readonly perAddress: RequestHandler;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: Config,
     private readonly emails: AccountEmails,
     private readonly throttle: AuthThrottle,
-  ) {}
+  ) {
+    this.perAddress = addressRateLimit(dataSource, config.authRateLimitPerMinute);
+  }
 
-  private get users() {
-    return this.dataSource.getRepository(User);
+  /** Counts a request against its client address's budget (`AUTH_RATE_LIMIT_PER_MINUTE`, RateLimit-* headers); 429 past it. */
+  async throttleAddress(req: Request, res: Response): Promise<void> {
+    await this.perAddress(req, res, () => undefined);
   }
 
   private findByEmail(email: string): Promise<User | null> {
-    return this.users.createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+    return queries.findUserByEmail(this.dataSource, email);
   }
 
   /**
@@ -48,13 +57,9 @@ export class AuthService {
     if (this.config.disableSignups) throw signupsDisabled();
     await this.throttle.accountEmail(email);
     const passwordHash = await hashPassword(password);
-    const rows: { id: string }[] = await this.dataSource.query(
-      `INSERT INTO users (email, password_hash) VALUES ($1, $2)
-       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
-      [email.trim(), passwordHash],
-    );
-    if (rows.length === 0) throw conflict('An account with this email already exists', 'EMAIL_TAKEN');
-    const user = await this.users.findOneByOrFail({ id: rows[0].id });
+    const id = await queries.insertPasswordUser(this.dataSource, email.trim(), passwordHash);
+    if (!id) throw conflict('An account with this email already exists', 'EMAIL_TAKEN');
+    const user = await queries.findUser(this.dataSource, id);
     const sessionToken = await openSession(this.dataSource, user.id);
     await this.emails.verification(user.email, await this.issueToken(user.id, 'VERIFY_EMAIL'));
     return { user, sessionToken };
@@ -72,6 +77,11 @@ export class AuthService {
     }
     await giveBack();
     return { user, sessionToken: await openSession(this.dataSource, user.id) };
+  }
+
+  /** Revokes the session of a token, if there is one. */
+  async logout(token: unknown): Promise<void> {
+    if (typeof token === 'string' && token) await closeSession(this.dataSource, token);
   }
 
   /** Sends a new verification link when the address belongs to an unverified account; every request counts towards the address's emails. */
@@ -105,7 +115,7 @@ export class AuthService {
   async resetPassword(token: string, password: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       const userId = await redeemToken(manager, token, 'PASSWORD_RESET');
-      await manager.update(User, { id: userId }, { passwordHash: await hashPassword(password) });
+      await queries.setPasswordHash(manager, userId, await hashPassword(password));
       await verifyEmailAndJoin(manager, userId);
       await closeAllSessions(manager, userId);
     });
@@ -113,24 +123,14 @@ export class AuthService {
 
   private async issueToken(userId: string, kind: AuthTokenKind): Promise<string> {
     const token = randomToken();
-    await this.dataSource.getRepository(AuthToken).insert({
-      userId,
-      kind,
-      tokenHash: sha256(token),
-      expiresAt: new Date(Date.now() + TOKEN_HOURS[kind] * 3_600_000),
-    });
+    await queries.insertAuthToken(this.dataSource, userId, kind, token, new Date(Date.now() + TOKEN_HOURS[kind] * 3_600_000));
     return token;
   }
 }
 
 /** Uses a token once, atomically; returns its user. */
 async function redeemToken(manager: EntityManager, token: string, kind: AuthTokenKind): Promise<string> {
-  const [rows]: [{ user_id: string }[], number] = await manager.query(
-    `UPDATE auth_tokens SET used_at = now()
-      WHERE token_hash = $1 AND kind = $2 AND used_at IS NULL AND expires_at > now()
-      RETURNING user_id`,
-    [sha256(token), kind],
-  );
-  if (!rows?.length) throw invalidToken();
-  return rows[0].user_id;
+  const userId = await queries.redeemAuthToken(manager, token, kind);
+  if (!userId) throw invalidToken();
+  return userId;
 }

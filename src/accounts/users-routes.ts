@@ -1,58 +1,76 @@
-import { IsString, Length } from 'class-validator';
-import { Router } from 'express';
-import type { DataSource } from 'typeorm';
-import { sessionAuth } from '../http/middleware/session-auth';
-import { parseBody } from '../http/validate';
+import { endpoint, type RouteTable } from '../http/endpoint';
+import { ProjectNameBody } from '../projects/projects-dtos';
+import { callerRole } from '../projects/roles';
 import { userView } from './auth-service';
-import { roleIn } from '../projects/members-service';
-import type { Services } from '../composition';
+import * as docs from './users-docs';
 
-class ProjectBody {
-  @IsString() @Length(1, 100) name: string;
-}
-
-/** The signed-in user and their projects (`/users/@me/*`). */
-export function usersRouter(services: Services, dataSource: DataSource): Router {
-  const router = Router();
-  router.use('/users/@me', sessionAuth(dataSource));
-  const role = (projectId: string, userId: string) => roleIn(dataSource, projectId, userId);
-
-  router.get('/users/@me', (req, res) => {
-    res.json(userView(req.user!));
-  });
-
-  router.get('/users/@me/projects', async (req, res) => {
-    res.json(await services.projects.list(req.user!.id));
-  });
-
-  router.post('/users/@me/projects', async (req, res) => {
-    const body = parseBody(ProjectBody, req.body);
-    res.status(201).json(await services.projects.create(req.user!.id, body.name));
-  });
-
-  router.get('/users/@me/projects/:id', async (req, res) => {
-    res.json(await services.projects.get(req.params.id, await role(req.params.id, req.user!.id)));
-  });
-
-  router.patch('/users/@me/projects/:id', async (req, res) => {
-    const memberRole = await role(req.params.id, req.user!.id);
-    const body = parseBody(ProjectBody, req.body);
-    res.json(await services.projects.rename(req.params.id, memberRole, body.name));
-  });
-
-  router.delete('/users/@me/projects/:id', async (req, res) => {
-    await services.projects.delete(req.params.id, await role(req.params.id, req.user!.id));
-    res.json({ success: true });
-  });
-
-  router.post('/users/@me/projects/:id/regenerate-keys', async (req, res) => {
-    res.json(await services.projects.regenerateKeys(req.params.id, await role(req.params.id, req.user!.id)));
-  });
-
-  router.post('/users/@me/projects/:id/reset', async (req, res) => {
-    await services.projects.reset(req.params.id, await role(req.params.id, req.user!.id));
-    res.json({ success: true });
-  });
-
-  return router;
-}
+/** The signed-in user and their projects (`/users/@me/*`, session). */
+export const usersRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/users/@me',
+      credential: 'session',
+      doc: docs.getMe,
+      handle: ({ user }) => userView(user),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/users/@me/projects',
+      credential: 'session',
+      doc: docs.listMyProjects,
+      handle: ({ services, user }) => services.projects.list(user.id),
+    }),
+    endpoint<ProjectNameBody>({
+      method: 'post',
+      path: '/users/@me/projects',
+      credential: 'session',
+      body: ProjectNameBody,
+      doc: docs.createProject,
+      handle: ({ services, user, body }) => services.projects.create(user.id, body.name),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/users/@me/projects/{id}',
+      credential: 'session',
+      doc: docs.getProject,
+      handle: async (context) => context.services.projects.get(context.params.id, await callerRole(context)),
+    }),
+    endpoint<ProjectNameBody>({
+      method: 'patch',
+      path: '/users/@me/projects/{id}',
+      credential: 'session',
+      body: ProjectNameBody,
+      doc: docs.updateProject,
+      handle: async (context) => context.services.projects.rename(context.params.id, await callerRole(context), context.body.name),
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/users/@me/projects/{id}',
+      credential: 'session',
+      doc: docs.deleteProject,
+      handle: async (context) => {
+        await context.services.projects.delete(context.params.id, await callerRole(context));
+        return { success: true };
+      },
+    }),
+    endpoint({
+      method: 'post',
+      path: '/users/@me/projects/{id}/regenerate-keys',
+      credential: 'session',
+      doc: docs.regenerateProjectKeys,
+      handle: async (context) => context.services.projects.regenerateKeys(context.params.id, await callerRole(context)),
+    }),
+    endpoint({
+      method: 'post',
+      path: '/users/@me/projects/{id}/reset',
+      credential: 'session',
+      doc: docs.resetProject,
+      handle: async (context) => {
+        await context.services.projects.reset(context.params.id, await callerRole(context));
+        return { success: true };
+      },
+    }),
+  ],
+};

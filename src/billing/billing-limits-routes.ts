@@ -1,33 +1,24 @@
-import { IsInt, Max, Min, ValidateIf } from 'class-validator';
-import { Router } from 'express';
-import type { DataSource } from 'typeorm';
-import type { LimitChanges } from './limits-service';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { ApiError, validationError, type FieldError } from '../http/errors';
-import { sessionAuth } from '../http/middleware/session-auth';
 import { parseBody } from '../http/validate';
-import { roleIn } from '../projects/members-service';
-import type { Services } from '../composition';
+import { callerRole } from '../projects/roles';
+import { BillingLimitsBody } from './billing-dtos';
+import * as docs from './billing-limits-docs';
 
-/** The largest cap Postgres stores (integer). */
-const MAX_LIMIT = 2_147_483_647;
-const given = (_: object, value: unknown) => value !== undefined && value !== null;
-
-class LimitsBody {
-  @ValidateIf(given) @IsInt() @Min(0) @Max(MAX_LIMIT) emails?: number | null;
-  @ValidateIf(given) @IsInt() @Min(0) @Max(MAX_LIMIT) contacts?: number | null;
-}
-
-/** The body of `PUT .../billing-limits`: a JSON object with only the known categories. */
-function limitChanges(body: unknown): LimitChanges {
+/**
+ * The body of `PUT .../billing-limits` must be a JSON object with only the known categories; every
+ * unknown key and every invalid value is listed in one 422.
+ */
+function onlyKnownCategories(body: unknown): void {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw validationError([{ field: 'body', code: 'invalid_type', message: 'The body must be a JSON object' }]);
   }
   const errors: FieldError[] = Object.keys(body)
     .filter((key) => key !== 'emails' && key !== 'contacts')
     .map((field) => ({ field, code: 'unrecognized_key', message: `${field} is not a billing category (emails, contacts)` }));
+  if (errors.length === 0) return;
   try {
-    const { emails, contacts } = parseBody(LimitsBody, body);
-    if (errors.length === 0) return { emails, contacts };
+    parseBody(BillingLimitsBody, body);
   } catch (err) {
     if (!(err instanceof ApiError) || !err.options.errors) throw err;
     errors.push(...err.options.errors);
@@ -35,27 +26,41 @@ function limitChanges(body: unknown): LimitChanges {
   throw validationError(errors);
 }
 
-/** A project's billing caps and its current-period consumption (`/users/@me/projects/{id}/billing-*`, session cookie). */
-export function billingLimitsRouter(services: Services, dataSource: DataSource): Router {
-  const router = Router();
-  const path = '/users/@me/projects/:id';
-  router.use(['/users/@me/projects/:id/billing-limits', '/users/@me/projects/:id/billing-consumption'], sessionAuth(dataSource));
-  const role = (projectId: string, userId: string) => roleIn(dataSource, projectId, userId);
-
-  router.get(`${path}/billing-limits`, async (req, res) => {
-    await role(req.params.id, req.user!.id);
-    res.json(await services.billingLimits.get(req.params.id));
-  });
-
-  router.put(`${path}/billing-limits`, async (req, res) => {
-    const memberRole = await role(req.params.id, req.user!.id);
-    res.json(await services.billingLimits.update(req.params.id, memberRole, limitChanges(req.body)));
-  });
-
-  router.get(`${path}/billing-consumption`, async (req, res) => {
-    await role(req.params.id, req.user!.id);
-    res.json(await services.billingLimits.consumption(req.params.id));
-  });
-
-  return router;
-}
+/** A project's billing caps and its current-period consumption (`/users/@me/projects/{id}/billing-*`, session). */
+export const billingLimitsRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/users/@me/projects/{id}/billing-limits',
+      credential: 'session',
+      doc: docs.getBillingLimits,
+      handle: async (context) => {
+        await callerRole(context);
+        return context.services.billingLimits.get(context.params.id);
+      },
+    }),
+    endpoint<BillingLimitsBody>({
+      method: 'put',
+      path: '/users/@me/projects/{id}/billing-limits',
+      credential: 'session',
+      body: BillingLimitsBody,
+      precheck: onlyKnownCategories,
+      doc: docs.updateBillingLimits,
+      handle: async (context) => {
+        const { emails, contacts } = context.body;
+        return context.services.billingLimits.update(context.params.id, await callerRole(context), { emails, contacts });
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/users/@me/projects/{id}/billing-consumption',
+      credential: 'session',
+      doc: docs.getBillingConsumption,
+      handle: async (context) => {
+        await callerRole(context);
+        return context.services.billingLimits.consumption(context.params.id);
+      },
+    }),
+  ],
+};

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { MemberRole } from '../entities/project-member';
-import { requireManager } from '../projects/members-service';
+import { requireManager } from '../projects/roles';
 import { countUsage, currentPeriod, findLimits, saveLimits, type BillingCategory, type BillingPeriod } from './billing-queries';
 
 /** Changes to a project's caps: a number caps the category, null removes its cap, undefined keeps it. */

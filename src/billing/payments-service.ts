@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
 import type { MemberRole } from '../entities/project-member';
 import { ApiError, badRequest, validationError } from '../http/errors';
-import { requireManager } from '../projects/members-service';
+import { requireManager } from '../projects/roles';
 import { applySubscription, findAccount, hasLiveSubscription, linkCheckout, recordReceipt, storeCustomer } from './billing-accounts';
 import { billingChange } from './stripe-events';
 

@@ -1,67 +1,86 @@
-import { IsEmail, IsIn } from 'class-validator';
-import { Router } from 'express';
-import type { DataSource } from 'typeorm';
-import { MEMBER_ROLES, type MemberRole } from '../entities/project-member';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { notFound } from '../http/errors';
-import { sessionAuth } from '../http/middleware/session-auth';
-import { isUuid, Optional, parseBody } from '../http/validate';
-import { roleIn } from './members-service';
-import { setupState } from './setup-state';
-import type { Services } from '../composition';
+import { isUuid } from '../http/validate';
+import { AddMemberBody, ChangeMemberRoleBody } from './projects-dtos';
+import * as docs from './projects-docs';
+import { callerRole } from './roles';
 
-class InviteBody {
-  @IsEmail({}, { message: 'email must be a valid email address' }) email: string;
-  @Optional() @IsIn(MEMBER_ROLES) role?: MemberRole;
-}
+/** A path id that is not a UUID names nothing: 404 for `what`. */
+const uuidParam = (id: string, what: string) => {
+  if (!isUuid(id)) throw notFound(what);
+  return id;
+};
 
-class RoleBody {
-  @IsIn(MEMBER_ROLES) role: MemberRole;
-}
-
-/** Project pages for members (`/projects/{id}/*`): onboarding state and membership. */
-export function projectsRouter(services: Services, dataSource: DataSource): Router {
-  const router = Router();
-  router.use('/projects', sessionAuth(dataSource));
-  const role = (projectId: string, userId: string) => roleIn(dataSource, projectId, userId);
-  const userParam = (userId: string) => {
-    if (!isUuid(userId)) throw notFound('Member');
-    return userId;
-  };
-
-  router.get('/projects/:id/setup-state', async (req, res) => {
-    await role(req.params.id, req.user!.id);
-    res.json(await setupState(dataSource, req.params.id));
-  });
-
-  router.get('/projects/:id/members', async (req, res) => {
-    await role(req.params.id, req.user!.id);
-    res.json(await services.members.list(req.params.id));
-  });
-
-  router.post('/projects/:id/members', async (req, res) => {
-    const actorRole = await role(req.params.id, req.user!.id);
-    const body = parseBody(InviteBody, req.body);
-    res.status(201).json(await services.members.add(req.params.id, actorRole, req.user!.id, body.email, body.role ?? 'MEMBER'));
-  });
-
-  router.patch('/projects/:id/members/:userId', async (req, res) => {
-    const actorRole = await role(req.params.id, req.user!.id);
-    const body = parseBody(RoleBody, req.body);
-    res.json(await services.members.changeRole(req.params.id, actorRole, userParam(req.params.userId), body.role));
-  });
-
-  router.delete('/projects/:id/members/:userId', async (req, res) => {
-    const actorRole = await role(req.params.id, req.user!.id);
-    await services.members.remove(req.params.id, actorRole, req.user!.id, userParam(req.params.userId));
-    res.json({ success: true });
-  });
-
-  router.delete('/projects/:id/invites/:inviteId', async (req, res) => {
-    const actorRole = await role(req.params.id, req.user!.id);
-    if (!isUuid(req.params.inviteId)) throw notFound('Invite');
-    await services.members.withdrawInvite(req.params.id, actorRole, req.params.inviteId);
-    res.json({ success: true });
-  });
-
-  return router;
-}
+/** Project pages for members (`/projects/{id}/*`, session): onboarding state and membership. */
+export const projectsRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/projects/{id}/setup-state',
+      credential: 'session',
+      doc: docs.getSetupState,
+      handle: async (context) => {
+        await callerRole(context);
+        return context.services.projects.setupState(context.params.id);
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/projects/{id}/members',
+      credential: 'session',
+      doc: docs.listMembers,
+      handle: async (context) => {
+        await callerRole(context);
+        return context.services.members.list(context.params.id);
+      },
+    }),
+    endpoint<AddMemberBody>({
+      method: 'post',
+      path: '/projects/{id}/members',
+      credential: 'session',
+      body: AddMemberBody,
+      doc: docs.addMember,
+      handle: async (context) => {
+        const { services, params, user, body } = context;
+        return services.members.add(params.id, await callerRole(context), user.id, body.email, body.role ?? 'MEMBER');
+      },
+    }),
+    endpoint<ChangeMemberRoleBody>({
+      method: 'patch',
+      path: '/projects/{id}/members/{userId}',
+      credential: 'session',
+      body: ChangeMemberRoleBody,
+      doc: docs.changeMemberRole,
+      handle: async (context) => {
+        const { services, params, body } = context;
+        const role = await callerRole(context);
+        return services.members.changeRole(params.id, role, uuidParam(params.userId, 'Member'), body.role);
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/projects/{id}/members/{userId}',
+      credential: 'session',
+      doc: docs.removeMember,
+      handle: async (context) => {
+        const { services, params, user } = context;
+        const role = await callerRole(context);
+        await services.members.remove(params.id, role, user.id, uuidParam(params.userId, 'Member'));
+        return { success: true };
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/projects/{id}/invites/{inviteId}',
+      credential: 'session',
+      doc: docs.withdrawInvite,
+      handle: async (context) => {
+        const { services, params } = context;
+        const role = await callerRole(context);
+        await services.members.withdrawInvite(params.id, role, uuidParam(params.inviteId, 'Invite'));
+        return { success: true };
+      },
+    }),
+  ],
+};

@@ -1,12 +1,13 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { DomainsService } from '../domains/domains-service';
-import { ApiKey } from '../entities/api-key';
-import { Project } from '../entities/project';
-import { ProjectMember, type MemberRole } from '../entities/project-member';
+import type { Project } from '../entities/project';
+import type { MemberRole } from '../entities/project-member';
 import { forbidden } from '../http/errors';
 import { issueKeys, type IssuedKeys } from './api-keys';
-import { requireManager } from './members-service';
+import * as queries from './projects-queries';
+import { requireManager } from './roles';
+import { setupState } from './setup-state';
 import { cancelWorkflows, wipeProjectData } from './project-data';
 
 /** A project as its members see it; the plain keys appear only right after they were issued. */
@@ -33,39 +34,31 @@ export class ProjectsService {
     private readonly domains: DomainsService,
   ) {}
 
-  private async prefixes(projectId: string): Promise<Record<string, string>> {
-    const keys = await this.dataSource.getRepository(ApiKey).findBy({ projectId });
-    return Object.fromEntries(keys.map((key) => [key.kind, key.prefix]));
-  }
-
   /** Creates a project with its two keys; the creator becomes OWNER. */
   async create(userId: string, name: string) {
     return this.dataSource.transaction(async (manager) => {
-      const project = manager.create(Project, { name: name.trim() });
-      await manager.save(project);
-      await manager.insert(ProjectMember, { projectId: project.id, userId, role: 'OWNER' });
+      const project = await queries.insertProject(manager, name.trim(), userId);
       const keys = await issueKeys(manager, project.id);
       return projectView(project, 'OWNER', {}, keys);
     });
   }
 
+  /** Every project the user is a member of. */
   async list(userId: string) {
-    const rows: { id: string; role: MemberRole }[] = await this.dataSource.query(
-      `SELECT p.id, m.role FROM projects p JOIN project_members m ON m.project_id = p.id
-        WHERE m.user_id = $1 ORDER BY p.created_at`,
-      [userId],
-    );
+    const rows = await queries.listMemberships(this.dataSource, userId);
     return Promise.all(rows.map((row) => this.get(row.id, row.role)));
   }
 
+  /** A project as a member with this role sees it. */
   async get(projectId: string, role: MemberRole) {
-    const project = await this.dataSource.getRepository(Project).findOneByOrFail({ id: projectId });
-    return projectView(project, role, await this.prefixes(projectId));
+    const project = await queries.findProject(this.dataSource, projectId);
+    return projectView(project, role, await queries.keyPrefixes(this.dataSource, projectId));
   }
 
+  /** Renames the project (OWNER or ADMIN). */
   async rename(projectId: string, role: MemberRole, name: string) {
     requireManager(role);
-    await this.dataSource.getRepository(Project).update({ id: projectId }, { name: name.trim() });
+    await queries.renameProject(this.dataSource, projectId, name.trim());
     return this.get(projectId, role);
   }
 
@@ -79,7 +72,7 @@ export class ProjectsService {
     await this.domains.removeAll(projectId);
     const running = await this.dataSource.transaction(async (manager) => {
       const ids = await wipeProjectData(manager, projectId);
-      await manager.delete(Project, { id: projectId });
+      await queries.deleteProject(manager, projectId);
       return ids;
     });
     await cancelWorkflows(this.temporal, running);
@@ -90,7 +83,7 @@ export class ProjectsService {
     requireManager(role);
     return this.dataSource.transaction(async (manager) => {
       const keys = await issueKeys(manager, projectId);
-      const project = await manager.findOneByOrFail(Project, { id: projectId });
+      const project = await queries.findProject(manager, projectId);
       return projectView(project, role, {}, keys);
     });
   }
@@ -104,5 +97,10 @@ export class ProjectsService {
     requireManager(role);
     const running = await this.dataSource.transaction((manager) => wipeProjectData(manager, projectId));
     await cancelWorkflows(this.temporal, running);
+  }
+
+  /** The project's onboarding checklist. */
+  setupState(projectId: string) {
+    return setupState(this.dataSource, projectId);
   }
 }

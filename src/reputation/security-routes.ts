@@ -1,29 +1,29 @@
-import { Router, type RequestHandler } from 'express';
-import type { DataSource } from 'typeorm';
-import { sessionAuth } from '../http/middleware/session-auth';
-import { roleIn } from '../projects/members-service';
-import type { Services } from '../composition';
+import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
+import { callerRole } from '../projects/roles';
+import * as docs from './security-docs';
+
+/** The security state answered to any member of the project. */
+const state = async (context: EndpointContext<undefined, undefined>) => {
+  await callerRole(context);
+  return context.services.reputation.state(context.params.id);
+};
 
 /**
- * A project's sender reputation for its members (session cookie): the security state at
+ * A project's sender reputation for its members (session): the security state at
  * `/users/@me/projects/{id}/security` and `/projects/{id}/security` alike, and lifting a
  * suspension (operators only: ADMIN_EMAILS accounts).
  */
-export function securityRouter(services: Services, dataSource: DataSource): Router {
-  const router = Router();
-  router.use(['/users/@me/projects/:id/security', '/projects/:id/security'], sessionAuth(dataSource));
-  const role = (projectId: string, userId: string) => roleIn(dataSource, projectId, userId);
-
-  const state: RequestHandler<{ id: string }> = async (req, res) => {
-    await role(req.params.id, req.user!.id);
-    res.json(await services.reputation.state(req.params.id));
-  };
-  router.get('/users/@me/projects/:id/security', state);
-  router.get('/projects/:id/security', state);
-
-  router.post('/users/@me/projects/:id/security/lift', async (req, res) => {
-    res.json(await services.suspensionLifts.liftFor(req.user!, req.params.id));
-  });
-
-  return router;
-}
+export const securityRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint({ method: 'get', path: '/users/@me/projects/{id}/security', credential: 'session', doc: docs.getProjectSecurity, handle: state }),
+    endpoint({ method: 'get', path: '/projects/{id}/security', credential: 'session', doc: docs.getProjectSecurityState, handle: state }),
+    endpoint({
+      method: 'post',
+      path: '/users/@me/projects/{id}/security/lift',
+      credential: 'session',
+      doc: docs.liftProjectSuspension,
+      handle: ({ services, user, params }) => services.suspensionLifts.liftFor(user, params.id),
+    }),
+  ],
+};

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { conflict, forbidden, notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { logger } from '../logger';
-import { roleIn } from '../projects/members-service';
+import { roleIn } from '../projects/roles';
 import { isOperator } from '../accounts/operators';
 import * as queries from './reputation-queries';
 import { ReputationService, type SecurityState } from './reputation-service';
