@@ -1,5 +1,74 @@
 import type { EntityManager } from 'typeorm';
+import { containsPattern } from '../db/like';
+import { Campaign, type CampaignStatus } from '../entities/campaign';
+import { notFound } from '../http/errors';
+import type { OffsetParams } from '../http/pagination';
 import type { EmailMilestone } from '../mail-events/ses-event';
+
+/** The orders `GET /campaigns` offers. */
+export const CAMPAIGN_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
+export type CampaignSort = (typeof CAMPAIGN_SORTS)[number];
+
+/** Filters and order of a campaign list. */
+export interface CampaignFilter {
+  status?: CampaignStatus;
+  search?: string;
+  sort: CampaignSort;
+  dir: 'asc' | 'desc';
+}
+
+const ORDER_BY: Record<CampaignSort, string> = {
+  name: 'LOWER(c.name)',
+  createdAt: 'c.createdAt',
+  updatedAt: 'c.updatedAt',
+};
+
+/** A page of the project's campaigns, filtered (search over name, subject and sender) and sorted, with the total. */
+export async function campaignsPage(
+  manager: EntityManager,
+  projectId: string,
+  filter: CampaignFilter,
+  page: OffsetParams,
+): Promise<{ rows: Campaign[]; total: number }> {
+  const builder = manager.createQueryBuilder(Campaign, 'c').where('c.projectId = :projectId', { projectId });
+  if (filter.status) builder.andWhere('c.status = :status', { status: filter.status });
+  if (filter.search) {
+    builder.andWhere('(c.name ILIKE :pattern OR c.subject ILIKE :pattern OR c.from ILIKE :pattern)', { pattern: containsPattern(filter.search) });
+  }
+  const dir = filter.dir === 'asc' ? 'ASC' : 'DESC';
+  const [rows, total] = await builder
+    .orderBy(ORDER_BY[filter.sort], dir)
+    .addOrderBy('c.id', dir)
+    .offset(page.offset)
+    .limit(page.pageSize)
+    .getManyAndCount();
+  return { rows, total };
+}
+
+/** One campaign of the project, optionally locked for update; 404 otherwise. */
+export async function findCampaign(manager: EntityManager, projectId: string, id: string, lock = false): Promise<Campaign> {
+  const campaign = await manager.findOne(Campaign, {
+    where: { projectId, id },
+    ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+  });
+  if (!campaign) throw notFound('Campaign');
+  return campaign;
+}
+
+/** Inserts a new campaign. */
+export function insertCampaign(manager: EntityManager, fields: Omit<Campaign, 'id' | 'createdAt' | 'updatedAt'>): Promise<Campaign> {
+  return manager.save(manager.create(Campaign, fields));
+}
+
+/** Stores the changes to a loaded campaign. */
+export function saveCampaign(manager: EntityManager, campaign: Campaign): Promise<Campaign> {
+  return manager.save(campaign);
+}
+
+/** Deletes a campaign; its emails stay. */
+export async function deleteCampaign(manager: EntityManager, id: string): Promise<void> {
+  await manager.delete(Campaign, { id });
+}
 
 /** The campaign counter each mail event milestone moves (emails with at least one such event). */
 const COUNTER_OF: Record<EmailMilestone, string> = {

@@ -7,8 +7,8 @@ import type { Campaign } from '../entities/campaign';
 import { ApiError } from '../http/errors';
 import { logger } from '../logger';
 import type { SendCampaignInput, sendCampaign } from '../../workflows/campaigns';
-import { stopCampaign } from './campaign-queries';
-import { ACTIVE, assertSendable, findCampaign, invalidState } from './campaigns-service';
+import { findCampaign, saveCampaign, stopCampaign } from './campaign-queries';
+import { ACTIVE, assertSendable, invalidState } from './campaigns-service';
 
 /** The id of a campaign's workflow. */
 export const campaignWorkflowId = (campaignId: string) => `campaign/${campaignId}`;
@@ -48,7 +48,7 @@ export class CampaignSending {
       campaign.status = later ? 'SCHEDULED' : 'SENDING';
       campaign.scheduledFor = scheduledFor;
       campaign.stoppedReason = null;
-      const saved = await manager.save(campaign);
+      const saved = await saveCampaign(manager, campaign);
       await this.startWorkflow({ campaignId: id, scheduledFor: later ? scheduledFor.toISOString() : null });
       return { campaign: saved, message: later ? `Campaign scheduled for ${scheduledFor.toISOString()}` : 'Campaign is being sent' };
     });

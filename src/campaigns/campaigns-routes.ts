@@ -1,79 +1,57 @@
-import { IsEmail, IsIn, IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-import { Router } from 'express';
-import type { CampaignSending } from './campaign-sending';
-import {
-  CAMPAIGN_SORTS,
-  campaignView,
-  type CampaignInput,
-  type CampaignListQuery,
-  type CampaignsService,
-} from './campaigns-service';
 import { parseCondition } from '../conditions/condition';
 import { isPlainObject } from '../contacts/data-rules';
-import { AUDIENCE_TYPES, CAMPAIGN_STATUSES, type AudienceType } from '../entities/campaign';
-import { EMAIL_TYPES, type EmailType } from '../entities/template';
+import { CAMPAIGN_STATUSES, type CampaignStatus } from '../entities/campaign';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { badRequest, notFound, validationError } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { textParam } from '../http/query';
-import { isUuid, Optional, parseBody } from '../http/validate';
+import { isUuid } from '../http/validate';
+import { CAMPAIGN_SORTS } from './campaign-queries';
+import * as docs from './campaigns-docs';
+import {
+  Campaign,
+  CampaignListQuery,
+  CampaignSendResult,
+  CampaignStatsSummary,
+  CreateCampaignBody,
+  CreatedCampaign,
+  SendCampaignBody,
+  TestCampaignBody,
+  UpdateCampaignBody,
+} from './campaigns-dtos';
+import { campaignView, type CampaignInput } from './campaigns-service';
 
-const nonBlank = { message: '$property must not be empty' };
-
-/** The campaign fields' types and limits; which ones are required is checked before. */
-class CampaignFields {
-  @Optional() @IsString() @MinLength(1, nonBlank) @MaxLength(255) name?: string;
-  @IsOptional() @IsString() @MaxLength(2000) description?: string | null;
-  @Optional() @IsString() @MinLength(1, nonBlank) @MaxLength(998) @Matches(/^[^\r\n]*$/, { message: 'subject must not contain line breaks' })
-  subject?: string;
-  @Optional() @IsString() @MinLength(1, nonBlank) body?: string;
-  @Optional() @IsEmail({}, { message: 'from must be a valid email address' }) @MaxLength(320) from?: string;
-  @IsOptional() @IsString() @MaxLength(255) @Matches(/^[^\r\n]*$/, { message: 'fromName must not contain line breaks' })
-  fromName?: string | null;
-  @IsOptional() @IsEmail({}, { message: 'replyTo must be a valid email address' }) @MaxLength(320) replyTo?: string | null;
-  @Optional() @IsIn(EMAIL_TYPES, { message: `type must be one of ${EMAIL_TYPES.join(', ')}` }) type?: EmailType;
-  @Optional() @IsIn(AUDIENCE_TYPES, { message: `audienceType must be one of ${AUDIENCE_TYPES.join(', ')}` }) audienceType?: AudienceType;
-  @IsOptional() @IsUUID('all', { message: 'segmentId must be a UUID' }) segmentId?: string | null;
-}
-
-const FIELDS = ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type', 'audienceType', 'segmentId'] as const;
 const REQUIRED = ['name', 'subject', 'body', 'from', 'audienceType'] as const;
+const FIELDS = ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type', 'audienceType', 'segmentId'] as const;
 
-/**
- * Validates a campaign body into the fields sent: on create the SPEC's required fields must
- * be there; on PUT any subset may be sent. `audienceCondition` is checked as a condition tree.
- */
-function campaignBody(body: unknown, partial: boolean): Partial<CampaignInput> {
+/** On create, the SPEC's required fields missing or null are one 422 listing each as `required`, before any other check. */
+function requireFields(body: unknown): void {
   const input = isPlainObject(body) ? body : {};
-  if (!partial) {
-    const missing = REQUIRED.filter((field) => input[field] === undefined || input[field] === null);
-    if (missing.length > 0) {
-      throw validationError(missing.map((field) => ({ field, code: 'required', message: `${field} is required` })));
-    }
-  }
-  const fields = parseBody(CampaignFields, input);
-  const result: Record<string, unknown> = {};
-  for (const field of FIELDS) if (fields[field] !== undefined) result[field] = fields[field];
-  for (const field of ['name', 'from'] as const) if (typeof result[field] === 'string') result[field] = (result[field] as string).trim();
-  if (input.audienceCondition !== undefined) {
-    result.audienceCondition = input.audienceCondition === null ? null : parseCondition(input.audienceCondition, 'audienceCondition');
-  }
-  return result as Partial<CampaignInput>;
+  const missing = REQUIRED.filter((field) => input[field] === undefined || input[field] === null);
+  if (missing.length > 0) throw validationError(missing.map((field) => ({ field, code: 'required', message: `${field} is required` })));
 }
 
-/** Filters and order of `GET /campaigns`: an unrecognised `status` is a 400; `sort` and `dir` fall back to the defaults. */
-function listQuery(query: Record<string, unknown>): CampaignListQuery {
-  let status: CampaignListQuery['status'];
-  if (query.status !== undefined && query.status !== '') {
-    status = CAMPAIGN_STATUSES.find((candidate) => candidate === textParam(query, 'status').toUpperCase());
-    if (!status) throw badRequest(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`, { details: { status: query.status } });
+/** The fields sent, `name` and `from` trimmed; `audienceCondition` is checked as a condition tree (422 with paths inside it). */
+function campaignInput(body: CreateCampaignBody | UpdateCampaignBody): Partial<CampaignInput> {
+  const input: Record<string, unknown> = {};
+  for (const field of FIELDS) if (body[field] !== undefined) input[field] = body[field];
+  for (const field of ['name', 'from'] as const) if (typeof input[field] === 'string') input[field] = (input[field] as string).trim();
+  if (body.audienceCondition !== undefined) {
+    input.audienceCondition = body.audienceCondition === null ? null : parseCondition(body.audienceCondition, 'audienceCondition');
   }
-  const sort = CAMPAIGN_SORTS.find((candidate) => candidate === textParam(query, 'sort')) ?? 'createdAt';
-  return { status, search: textParam(query, 'search') || undefined, sort, dir: textParam(query, 'dir') === 'asc' ? 'asc' : 'desc' };
+  return input as Partial<CampaignInput>;
+}
+
+/** `status` of the list, case-insensitive; anything else is a 400. */
+function statusFilter(query: CampaignListQuery): CampaignStatus | undefined {
+  if (query.status === undefined || query.status === '') return undefined;
+  const status = CAMPAIGN_STATUSES.find((candidate) => candidate === textParam(query, 'status').toUpperCase());
+  if (!status) throw badRequest(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`, { details: { status: query.status } });
+  return status;
 }
 
 /** `scheduledFor` of a send: omitted or null is now; anything a date parser reads is a time; the rest is a 400. */
-function scheduledFor(body: unknown): Date | null {
-  const value = isPlainObject(body) ? body.scheduledFor : undefined;
+function scheduledFor({ scheduledFor: value }: SendCampaignBody): Date | null {
   if (value === undefined || value === null) return null;
   const date = typeof value === 'string' || typeof value === 'number' ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) {
@@ -82,70 +60,118 @@ function scheduledFor(body: unknown): Date | null {
   return date;
 }
 
-class TestSend {
-  @IsEmail({}, { message: 'email must be a valid email address' }) @MaxLength(320) email: string;
-}
-
 const campaignId = (id: string) => {
   if (!isUuid(id)) throw notFound('Campaign');
   return id;
 };
 
 /** Campaigns (`/campaigns`): one email to an audience, sent now or scheduled, with its counters. */
-export function campaignsRouter(campaigns: CampaignsService, sending: CampaignSending): Router {
-  const router = Router();
-
-  router.get('/campaigns', async (req, res) => {
-    const query = req.query as Record<string, unknown>;
-    const page = offsetParams(query);
-    const { rows, total } = await campaigns.list(req.project!.id, listQuery(query), page);
-    res.json(offsetPage(rows.map(campaignView), total, page));
-  });
-
-  router.post('/campaigns', async (req, res) => {
-    const campaign = await campaigns.create(req.project!.id, campaignBody(req.body, false) as CampaignInput);
-    res.status(201).json({ success: true, data: campaignView(campaign) });
-  });
-
-  router.get('/campaigns/:id', async (req, res) => {
-    res.json(campaignView(await campaigns.get(req.project!.id, campaignId(req.params.id))));
-  });
-
-  router.put('/campaigns/:id', async (req, res) => {
-    const id = campaignId(req.params.id);
-    res.json(campaignView(await campaigns.update(req.project!.id, id, campaignBody(req.body, true))));
-  });
-
-  router.delete('/campaigns/:id', async (req, res) => {
-    await campaigns.delete(req.project!.id, campaignId(req.params.id));
-    res.json({ success: true });
-  });
-
-  router.post('/campaigns/:id/duplicate', async (req, res) => {
-    res.status(201).json(campaignView(await campaigns.duplicate(req.project!.id, campaignId(req.params.id))));
-  });
-
-  router.post('/campaigns/:id/send', async (req, res) => {
-    const id = campaignId(req.params.id);
-    const { campaign, message } = await sending.send(req.project!.id, id, scheduledFor(req.body));
-    const { name, status } = campaign;
-    res.json({ success: true, data: { id, name, status, scheduledFor: campaign.scheduledFor }, message });
-  });
-
-  router.post('/campaigns/:id/cancel', async (req, res) => {
-    res.json(campaignView(await sending.cancel(req.project!.id, campaignId(req.params.id))));
-  });
-
-  router.post('/campaigns/:id/test', async (req, res) => {
-    const id = campaignId(req.params.id);
-    const { email } = parseBody(TestSend, req.body);
-    await sending.test(req.project!.id, id, email);
-    res.json({ success: true });
-  });
-
-  router.get('/campaigns/:id/stats', async (req, res) => {
-    res.json(await campaigns.stats(req.project!.id, campaignId(req.params.id)));
-  });
-
-  return router;
-}
+export const campaignsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Campaign, CreatedCampaign, CampaignSendResult, CampaignStatsSummary],
+  endpoints: [
+    endpoint<undefined, CampaignListQuery>({
+      method: 'get',
+      path: '/campaigns',
+      credential: 'secret',
+      query: CampaignListQuery,
+      doc: docs.listCampaigns,
+      handle: async ({ services, project, query }) => {
+        const page = offsetParams(query);
+        const filter = {
+          status: statusFilter(query),
+          search: textParam(query, 'search') || undefined,
+          sort: CAMPAIGN_SORTS.find((sort) => sort === textParam(query, 'sort')) ?? 'createdAt',
+          dir: textParam(query, 'dir') === 'asc' ? ('asc' as const) : ('desc' as const),
+        };
+        const { rows, total } = await services.campaigns.list(project.id, filter, page);
+        return offsetPage(rows.map(campaignView), total, page);
+      },
+    }),
+    endpoint<CreateCampaignBody>({
+      method: 'post',
+      path: '/campaigns',
+      credential: 'secret',
+      body: CreateCampaignBody,
+      precheck: requireFields,
+      doc: docs.createCampaign,
+      handle: async ({ services, project, body }) => ({
+        success: true,
+        data: campaignView(await services.campaigns.create(project.id, campaignInput(body) as CampaignInput)),
+      }),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/campaigns/{id}',
+      credential: 'secret',
+      doc: docs.getCampaign,
+      handle: async ({ services, project, params }) => campaignView(await services.campaigns.get(project.id, campaignId(params.id))),
+    }),
+    endpoint<UpdateCampaignBody>({
+      method: 'put',
+      path: '/campaigns/{id}',
+      credential: 'secret',
+      body: UpdateCampaignBody,
+      doc: docs.updateCampaign,
+      handle: async ({ services, project, params, body }) => {
+        const id = campaignId(params.id);
+        return campaignView(await services.campaigns.update(project.id, id, campaignInput(body)));
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/campaigns/{id}',
+      credential: 'secret',
+      doc: docs.deleteCampaign,
+      handle: async ({ services, project, params }) => {
+        await services.campaigns.delete(project.id, campaignId(params.id));
+        return { success: true };
+      },
+    }),
+    endpoint({
+      method: 'post',
+      path: '/campaigns/{id}/duplicate',
+      credential: 'secret',
+      doc: docs.duplicateCampaign,
+      handle: async ({ services, project, params }) => campaignView(await services.campaigns.duplicate(project.id, campaignId(params.id))),
+    }),
+    endpoint<SendCampaignBody>({
+      method: 'post',
+      path: '/campaigns/{id}/send',
+      credential: 'secret',
+      body: SendCampaignBody,
+      doc: docs.sendCampaign,
+      handle: async ({ services, project, params, body }) => {
+        const id = campaignId(params.id);
+        const { campaign, message } = await services.campaignSending.send(project.id, id, scheduledFor(body));
+        return { success: true, data: { id, name: campaign.name, status: campaign.status, scheduledFor: campaign.scheduledFor }, message };
+      },
+    }),
+    endpoint({
+      method: 'post',
+      path: '/campaigns/{id}/cancel',
+      credential: 'secret',
+      doc: docs.cancelCampaign,
+      handle: async ({ services, project, params }) => campaignView(await services.campaignSending.cancel(project.id, campaignId(params.id))),
+    }),
+    endpoint<TestCampaignBody>({
+      method: 'post',
+      path: '/campaigns/{id}/test',
+      credential: 'secret',
+      body: TestCampaignBody,
+      doc: docs.testCampaign,
+      handle: async ({ services, project, params, body }) => {
+        const id = campaignId(params.id);
+        await services.campaignSending.test(project.id, id, body.email);
+        return { success: true };
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/campaigns/{id}/stats',
+      credential: 'secret',
+      doc: docs.getCampaignStats,
+      handle: async ({ services, project, params }) => services.campaigns.stats(project.id, campaignId(params.id)),
+    }),
+  ],
+};

@@ -1,13 +1,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Condition } from '../conditions/condition';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Campaign, type AudienceType, type CampaignStatus } from '../entities/campaign';
+import type { AudienceType, Campaign, CampaignStatus } from '../entities/campaign';
 import type { EmailType } from '../entities/template';
-import { conflict, notFound, validationError } from '../http/errors';
+import { conflict, validationError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { assertTemplateSyntax } from '../templates/templates-service';
 import { findSegment } from './audience';
-import { containsPattern } from '../db/like';
+import { campaignsPage, deleteCampaign, findCampaign, insertCampaign, saveCampaign, type CampaignFilter } from './campaign-queries';
 
 /** A campaign as the API shows it. */
 export function campaignView(campaign: Campaign) {
@@ -56,17 +56,6 @@ export interface CampaignInput {
   audienceCondition?: Condition | null;
 }
 
-export const CAMPAIGN_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
-export type CampaignSort = (typeof CAMPAIGN_SORTS)[number];
-
-/** Filters and order of `GET /campaigns`. */
-export interface CampaignListQuery {
-  status?: CampaignStatus;
-  search?: string;
-  sort: CampaignSort;
-  dir: 'asc' | 'desc';
-}
-
 /** `GET /campaigns/{id}/stats`: counters and rates (0..1; open and click over delivered, bounce over sent). */
 export interface CampaignStats {
   totalRecipients: number;
@@ -85,12 +74,6 @@ export interface CampaignStats {
 const EDITABLE: CampaignStatus[] = ['DRAFT', 'SCHEDULED'];
 /** The states in which its workflow is running. */
 export const ACTIVE: CampaignStatus[] = ['SCHEDULED', 'SENDING'];
-
-const ORDER_BY: Record<CampaignSort, string> = {
-  name: 'LOWER(c.name)',
-  createdAt: 'c.createdAt',
-  updatedAt: 'c.updatedAt',
-};
 
 const rate = (part: number, whole: number) => (whole > 0 ? Math.min(1, part / whole) : 0);
 
@@ -133,21 +116,8 @@ export class CampaignsService {
   constructor(private readonly dataSource: DataSource) {}
 
   /** A page of the project's campaigns, filtered and sorted. */
-  async list(projectId: string, query: CampaignListQuery, page: OffsetParams): Promise<{ rows: Campaign[]; total: number }> {
-    const builder = this.dataSource.manager.createQueryBuilder(Campaign, 'c').where('c.projectId = :projectId', { projectId });
-    if (query.status) builder.andWhere('c.status = :status', { status: query.status });
-    if (query.search) {
-      const pattern = containsPattern(query.search);
-      builder.andWhere('(c.name ILIKE :pattern OR c.subject ILIKE :pattern OR c.from ILIKE :pattern)', { pattern });
-    }
-    const dir = query.dir === 'asc' ? 'ASC' : 'DESC';
-    const [rows, total] = await builder
-      .orderBy(ORDER_BY[query.sort], dir)
-      .addOrderBy('c.id', dir)
-      .offset(page.offset)
-      .limit(page.pageSize)
-      .getManyAndCount();
-    return { rows, total };
+  list(projectId: string, filter: CampaignFilter, page: OffsetParams): Promise<{ rows: Campaign[]; total: number }> {
+    return campaignsPage(this.dataSource.manager, projectId, filter, page);
   }
 
   /** One campaign of the project; 404 otherwise. */
@@ -160,33 +130,31 @@ export class CampaignsService {
     const fields = normalised(input);
     return this.dataSource.transaction(async (manager) => {
       await assertSendable(manager, projectId, fields);
-      return manager.save(
-        manager.create(Campaign, {
-          projectId,
-          name: fields.name,
-          description: fields.description ?? null,
-          subject: fields.subject,
-          body: fields.body,
-          from: fields.from,
-          fromName: fields.fromName ?? null,
-          replyTo: fields.replyTo ?? null,
-          type: fields.type ?? 'MARKETING',
-          status: 'DRAFT',
-          audienceType: fields.audienceType,
-          segmentId: fields.segmentId ?? null,
-          audienceCondition: fields.audienceCondition ?? null,
-          scheduledFor: null,
-          totalRecipients: 0,
-          sentCount: 0,
-          deliveredCount: 0,
-          openedCount: 0,
-          clickedCount: 0,
-          bouncedCount: 0,
-          complainedCount: 0,
-          stoppedReason: null,
-          sentAt: null,
-        }),
-      );
+      return insertCampaign(manager, {
+        projectId,
+        name: fields.name,
+        description: fields.description ?? null,
+        subject: fields.subject,
+        body: fields.body,
+        from: fields.from,
+        fromName: fields.fromName ?? null,
+        replyTo: fields.replyTo ?? null,
+        type: fields.type ?? 'MARKETING',
+        status: 'DRAFT',
+        audienceType: fields.audienceType,
+        segmentId: fields.segmentId ?? null,
+        audienceCondition: fields.audienceCondition ?? null,
+        scheduledFor: null,
+        totalRecipients: 0,
+        sentCount: 0,
+        deliveredCount: 0,
+        openedCount: 0,
+        clickedCount: 0,
+        bouncedCount: 0,
+        complainedCount: 0,
+        stoppedReason: null,
+        sentAt: null,
+      });
     });
   }
 
@@ -198,7 +166,7 @@ export class CampaignsService {
       const merged = normalised({ ...campaign, ...patch });
       await assertSendable(manager, projectId, merged);
       Object.assign(campaign, merged);
-      return manager.save(campaign);
+      return saveCampaign(manager, campaign);
     });
   }
 
@@ -207,7 +175,7 @@ export class CampaignsService {
     await this.dataSource.transaction(async (manager) => {
       const campaign = await findCampaign(manager, projectId, id, true);
       if (ACTIVE.includes(campaign.status)) throw invalidState(campaign, 'deleted; cancel it first');
-      await manager.delete(Campaign, { id });
+      await deleteCampaign(manager, id);
     });
   }
 
@@ -233,14 +201,4 @@ export class CampaignsService {
       bounceRate: rate(campaign.bouncedCount, campaign.sentCount),
     };
   }
-}
-
-/** One campaign of the project, optionally locked for update; 404 otherwise. */
-export async function findCampaign(manager: EntityManager, projectId: string, id: string, lock = false): Promise<Campaign> {
-  const campaign = await manager.findOne(Campaign, {
-    where: { projectId, id },
-    ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-  });
-  if (!campaign) throw notFound('Campaign');
-  return campaign;
 }

@@ -41,7 +41,7 @@ export class SegmentMembership {
 
   /** Computes a tracked segment's membership in pages; a segment deleted or no longer tracked is skipped. */
   async compute(segmentId: string, progress: (moved: number) => void = () => undefined): Promise<ComputeResult> {
-    const segment = await this.dataSource.manager.findOneBy(Segment, { id: segmentId });
+    const segment = await queries.segmentById(this.dataSource.manager, segmentId);
     if (!segment || segment.type !== 'DYNAMIC' || !segment.trackMembership) {
       return { entered: 0, exited: 0, memberCount: segment?.memberCount ?? 0 };
     }

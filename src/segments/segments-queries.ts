@@ -4,6 +4,7 @@ import { referencedFields, type Condition } from '../conditions/condition';
 import { contactFromRow } from '../contacts/contacts-queries';
 import type { Contact } from '../entities/contact';
 import { Segment } from '../entities/segment';
+import { notFound } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 
 /**
@@ -11,6 +12,38 @@ import type { OffsetParams } from '../http/pagination';
  * differences. Membership lookups use the `segment_members` primary key
  * (segment_id, contact_id) and its contact index; segments are read by `segments_project_idx`.
  */
+
+/** Every segment of the project, newest first. */
+export function projectSegments(manager: EntityManager, projectId: string): Promise<Segment[]> {
+  return manager.find(Segment, { where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+}
+
+/** One segment of the project, optionally locked for update; 404 otherwise. */
+export async function findSegment(manager: EntityManager, projectId: string, id: string, lock = false): Promise<Segment> {
+  const segment = await manager.findOne(Segment, { where: { projectId, id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  if (!segment) throw notFound('Segment');
+  return segment;
+}
+
+/** A segment of any project by id, or null. */
+export function segmentById(manager: EntityManager, id: string): Promise<Segment | null> {
+  return manager.findOneBy(Segment, { id });
+}
+
+/** A new segment, not stored yet. */
+export function newSegment(manager: EntityManager, fields: Omit<Segment, 'id' | 'slug' | 'createdAt' | 'updatedAt'>): Segment {
+  return manager.create(Segment, fields);
+}
+
+/** Stores a new segment or the changes to a loaded one. */
+export function saveSegment(manager: EntityManager, segment: Segment): Promise<Segment> {
+  return manager.save(segment);
+}
+
+/** Deletes a segment with its stored members. */
+export async function deleteSegment(manager: EntityManager, id: string): Promise<void> {
+  await manager.delete(Segment, { id });
+}
 
 /** A `WHERE` over `contacts c` with its parameters, `$1` being the project. */
 export interface ContactSelection {

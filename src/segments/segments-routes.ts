@@ -1,74 +1,57 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Router } from 'express';
-import { parseCondition } from '../conditions/condition';
+import { parseCondition, type Condition } from '../conditions/condition';
 import { contactView } from '../contacts/contacts-service';
 import { isPlainObject } from '../contacts/data-rules';
-import type { SegmentType } from '../entities/segment';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { BareError, notFound } from '../http/errors';
+import { OffsetPageQuery } from '../http/page-query';
 import { offsetPage, offsetParams } from '../http/pagination';
-import { isUuid, Optional, parseBody } from '../http/validate';
-import { segmentView, type SegmentInput, type SegmentPatch, type SegmentsService } from './segments-service';
+import { isUuid } from '../http/validate';
+import { conditionSchemas } from '../openapi/conditions';
+import * as docs from './segments-docs';
+import {
+  AddSegmentMembersBody,
+  CreateSegmentBody,
+  RemoveSegmentMembersBody,
+  Segment,
+  SegmentComputeResult,
+  SegmentMemberCount,
+  SegmentMembersAdded,
+  SegmentMembersRemoved,
+  UpdateSegmentBody,
+} from './segments-dtos';
+import { segmentView, type SegmentInput, type SegmentPatch } from './segments-service';
 
-const SEGMENT_TYPES: SegmentType[] = ['DYNAMIC', 'STATIC'];
-
-/** The segment fields beyond the presence of `name` and `condition` (checked first, with bare errors). */
-class SegmentFields {
-  @Optional() @IsString() @MaxLength(100) name?: string;
-  @IsOptional() @IsString() @MaxLength(500) description?: string | null;
-  @Optional() @IsIn(SEGMENT_TYPES, { message: 'type must be DYNAMIC or STATIC' }) type?: SegmentType;
-  @Optional() @IsBoolean() trackMembership?: boolean;
-}
-
-class MembersBody {
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsEmail({}, { each: true, message: 'each of emails must be a valid email address' })
-  emails: string[];
-  @Optional() @IsBoolean() createMissing?: boolean;
-  @Optional() @IsBoolean() subscribed?: boolean;
-}
-
-class RemoveMembersBody {
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsString({ each: true }) emails: string[];
-}
-
-/** The `name` of a body, which must be a non-empty string when `required` or when sent (bare 400 otherwise). */
-function nameOf(input: Record<string, unknown>, required: boolean): string | undefined {
-  if (!required && input.name === undefined) return undefined;
+/**
+ * A missing or blank `name` answers the bare `{ error }` (on PATCH it may be left out); a name sent is
+ * trimmed in the body, as its length limit applies to the trimmed name.
+ */
+const requireName = (partial: boolean) => (body: unknown) => {
+  const input = isPlainObject(body) ? body : {};
+  if (partial && input.name === undefined) return;
   if (typeof input.name !== 'string' || input.name.trim() === '') throw new BareError('name is required');
-  return input.name.trim();
-}
+  input.name = input.name.trim();
+};
 
-/** The condition of a DYNAMIC segment: an object (bare 400 otherwise) holding a valid tree (422 otherwise). */
-function conditionOf(value: unknown) {
+/**
+ * The condition of a DYNAMIC segment: an object (bare 400 otherwise) holding a valid tree (422 with
+ * paths inside it otherwise). A recursive tree is no DTO: it is checked here, after the other fields.
+ */
+function conditionOf(value: unknown): Condition {
   if (!isPlainObject(value)) throw new BareError('condition is required for a DYNAMIC segment and must be an object');
   return parseCondition(value);
 }
 
-/** Validates `POST /segments`; a STATIC segment ignores any `condition`. */
-function createBody(body: unknown): SegmentInput {
-  const input = isPlainObject(body) ? body : {};
-  const name = nameOf(input, true)!;
-  const fields = parseBody(SegmentFields, { ...input, name });
-  const type = fields.type ?? 'DYNAMIC';
-  return {
-    name,
-    description: fields.description,
-    type,
-    trackMembership: fields.trackMembership,
-    ...(type === 'DYNAMIC' ? { condition: conditionOf(input.condition) } : {}),
-  };
+/** `POST /segments`: a STATIC segment ignores any `condition`. */
+function segmentInput(body: CreateSegmentBody): SegmentInput {
+  const type = body.type ?? 'DYNAMIC';
+  const { name, description, trackMembership } = body;
+  return { name, description, type, trackMembership, ...(type === 'DYNAMIC' ? { condition: conditionOf(body.condition) } : {}) };
 }
 
-/** Validates `PATCH /segments/{id}`; `condition` is checked when sent and applied to DYNAMIC segments only. */
-function patchBody(body: unknown): SegmentPatch {
-  const input = isPlainObject(body) ? body : {};
-  const name = nameOf(input, false);
-  const fields = parseBody(SegmentFields, { description: input.description, trackMembership: input.trackMembership, name });
-  return {
-    name,
-    description: fields.description,
-    trackMembership: fields.trackMembership,
-    ...(input.condition !== undefined ? { condition: conditionOf(input.condition) } : {}),
-  };
+/** `PATCH /segments/{id}`: `condition` is checked when sent. */
+function segmentPatch(body: UpdateSegmentBody): SegmentPatch {
+  const { name, description, trackMembership } = body;
+  return { name, description, trackMembership, ...(body.condition !== undefined ? { condition: conditionOf(body.condition) } : {}) };
 }
 
 const segmentId = (id: string) => {
@@ -77,54 +60,98 @@ const segmentId = (id: string) => {
 };
 
 /** Segments (`/segments`): dynamic conditions, static lists and tracked membership. */
-export function segmentsRouter(segments: SegmentsService): Router {
-  const router = Router();
-
-  router.get('/segments', async (req, res) => {
-    res.json((await segments.list(req.project!.id)).map(segmentView));
-  });
-
-  router.post('/segments', async (req, res) => {
-    res.status(201).json(segmentView(await segments.create(req.project!.id, createBody(req.body))));
-  });
-
-  router.get('/segments/:id', async (req, res) => {
-    res.json(segmentView(await segments.get(req.project!.id, segmentId(req.params.id))));
-  });
-
-  router.patch('/segments/:id', async (req, res) => {
-    const id = segmentId(req.params.id);
-    res.json(segmentView(await segments.update(req.project!.id, id, patchBody(req.body))));
-  });
-
-  router.delete('/segments/:id', async (req, res) => {
-    await segments.delete(req.project!.id, segmentId(req.params.id));
-    res.json({ success: true });
-  });
-
-  router.get('/segments/:id/contacts', async (req, res) => {
-    const page = offsetParams(req.query as Record<string, unknown>);
-    const { rows, total } = await segments.contactsPage(req.project!.id, segmentId(req.params.id), page);
-    res.json(offsetPage(rows.map(contactView), total, page));
-  });
-
-  router.post('/segments/:id/members', async (req, res) => {
-    const id = segmentId(req.params.id);
-    res.json(await segments.addMembers(req.project!.id, id, parseBody(MembersBody, req.body)));
-  });
-
-  router.delete('/segments/:id/members', async (req, res) => {
-    const id = segmentId(req.params.id);
-    res.json(await segments.removeMembers(req.project!.id, id, parseBody(RemoveMembersBody, req.body).emails));
-  });
-
-  router.post('/segments/:id/compute', async (req, res) => {
-    res.json(await segments.compute(req.project!.id, segmentId(req.params.id)));
-  });
-
-  router.post('/segments/:id/refresh', async (req, res) => {
-    res.json(await segments.refresh(req.project!.id, segmentId(req.params.id)));
-  });
-
-  return router;
-}
+export const segmentsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Segment, SegmentComputeResult, SegmentMembersAdded, SegmentMembersRemoved, SegmentMemberCount],
+  // The condition tree is recursive, which no DTO describes: its schemas are written by hand.
+  schemas: conditionSchemas(docs.exampleCondition),
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/segments',
+      credential: 'secret',
+      doc: docs.listSegments,
+      handle: async ({ services, project }) => (await services.segments.list(project.id)).map(segmentView),
+    }),
+    endpoint<CreateSegmentBody>({
+      method: 'post',
+      path: '/segments',
+      credential: 'secret',
+      body: CreateSegmentBody,
+      precheck: requireName(false),
+      doc: docs.createSegment,
+      handle: async ({ services, project, body }) => segmentView(await services.segments.create(project.id, segmentInput(body))),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/segments/{id}',
+      credential: 'secret',
+      doc: docs.getSegment,
+      handle: async ({ services, project, params }) => segmentView(await services.segments.get(project.id, segmentId(params.id))),
+    }),
+    endpoint<UpdateSegmentBody>({
+      method: 'patch',
+      path: '/segments/{id}',
+      credential: 'secret',
+      body: UpdateSegmentBody,
+      precheck: requireName(true),
+      doc: docs.updateSegment,
+      handle: async ({ services, project, params, body }) => {
+        const id = segmentId(params.id);
+        return segmentView(await services.segments.update(project.id, id, segmentPatch(body)));
+      },
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/segments/{id}',
+      credential: 'secret',
+      doc: docs.deleteSegment,
+      handle: async ({ services, project, params }) => {
+        await services.segments.delete(project.id, segmentId(params.id));
+        return { success: true };
+      },
+    }),
+    endpoint<undefined, OffsetPageQuery>({
+      method: 'get',
+      path: '/segments/{id}/contacts',
+      credential: 'secret',
+      query: OffsetPageQuery,
+      doc: docs.listSegmentContacts,
+      handle: async ({ services, project, params, query }) => {
+        const page = offsetParams(query);
+        const { rows, total } = await services.segments.contactsPage(project.id, segmentId(params.id), page);
+        return offsetPage(rows.map(contactView), total, page);
+      },
+    }),
+    endpoint<AddSegmentMembersBody>({
+      method: 'post',
+      path: '/segments/{id}/members',
+      credential: 'secret',
+      body: AddSegmentMembersBody,
+      doc: docs.addSegmentMembers,
+      handle: async ({ services, project, params, body }) => services.segments.addMembers(project.id, segmentId(params.id), body),
+    }),
+    endpoint<RemoveSegmentMembersBody>({
+      method: 'delete',
+      path: '/segments/{id}/members',
+      credential: 'secret',
+      body: RemoveSegmentMembersBody,
+      doc: docs.removeSegmentMembers,
+      handle: async ({ services, project, params, body }) => services.segments.removeMembers(project.id, segmentId(params.id), body.emails),
+    }),
+    endpoint({
+      method: 'post',
+      path: '/segments/{id}/compute',
+      credential: 'secret',
+      doc: docs.computeSegment,
+      handle: async ({ services, project, params }) => services.segments.compute(project.id, segmentId(params.id)),
+    }),
+    endpoint({
+      method: 'post',
+      path: '/segments/{id}/refresh',
+      credential: 'secret',
+      doc: docs.refreshSegmentCount,
+      handle: async ({ services, project, params }) => services.segments.refresh(project.id, segmentId(params.id)),
+    }),
+  ],
+};

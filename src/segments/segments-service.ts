@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { Condition } from '../conditions/condition';
 import { normalizeEmail, type ContactsService } from '../contacts/contacts-service';
 import { parseDataPatch } from '../contacts/data-rules';
-import { Segment, type SegmentType } from '../entities/segment';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors';
+import type { Segment, SegmentType } from '../entities/segment';
+import { ApiError, badRequest, conflict } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { membershipEvents, type ComputeResult } from './membership';
 import * as queries from './segments-queries';
@@ -61,19 +61,17 @@ export class SegmentsService {
 
   /** Every segment of the project, newest first. */
   list(projectId: string): Promise<Segment[]> {
-    return this.dataSource.getRepository(Segment).find({ where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return queries.projectSegments(this.dataSource.manager, projectId);
   }
 
   /** One segment of the project; 404 otherwise. */
   async get(projectId: string, id: string): Promise<Segment> {
-    const segment = await this.dataSource.getRepository(Segment).findOneBy({ projectId, id });
-    if (!segment) throw notFound('Segment');
-    return segment;
+    return queries.findSegment(this.dataSource.manager, projectId, id);
   }
 
   /** Creates a segment with a slug unique in the project and its member count. */
   async create(projectId: string, input: SegmentInput): Promise<Segment> {
-    const segment = this.dataSource.getRepository(Segment).create({
+    const segment = queries.newSegment(this.dataSource.manager, {
       projectId,
       name: input.name,
       description: input.description ?? null,
@@ -85,7 +83,7 @@ export class SegmentsService {
     if (segment.type === 'DYNAMIC') segment.memberCount = await this.countLive(segment);
     return this.dataSource.transaction(async (manager) => {
       segment.slug = await queries.allocateSlug(manager, projectId, input.name);
-      return manager.save(segment);
+      return queries.saveSegment(manager, segment);
     });
   }
 
@@ -96,8 +94,7 @@ export class SegmentsService {
    */
   async update(projectId: string, id: string, patch: SegmentPatch): Promise<Segment> {
     return this.dataSource.transaction(async (manager) => {
-      const segment = await manager.findOne(Segment, { where: { projectId, id }, lock: { mode: 'pessimistic_write' } });
-      if (!segment) throw notFound('Segment');
+      const segment = await queries.findSegment(manager, projectId, id, true);
       if (patch.name !== undefined) segment.name = patch.name;
       if (patch.description !== undefined) segment.description = patch.description;
       const dynamic = segment.type === 'DYNAMIC';
@@ -108,19 +105,18 @@ export class SegmentsService {
         if (dynamic) await queries.clearMembers(manager, segment.id);
       }
       if (recount) segment.memberCount = await queries.countContacts(manager, await queries.segmentContacts(manager, segment));
-      return manager.save(segment);
+      return queries.saveSegment(manager, segment);
     });
   }
 
   /** Deletes a segment; 409 SEGMENT_IN_USE while a SCHEDULED or SENDING campaign uses it. */
   async delete(projectId: string, id: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      const segment = await manager.findOne(Segment, { where: { projectId, id }, lock: { mode: 'pessimistic_write' } });
-      if (!segment) throw notFound('Segment');
+      await queries.findSegment(manager, projectId, id, true);
       if (await queries.segmentInUse(manager, id)) {
         throw conflict('The segment is used by a scheduled or sending campaign; cancel the campaign first', 'SEGMENT_IN_USE', { segmentId: id });
       }
-      await manager.delete(Segment, { id });
+      await queries.deleteSegment(manager, id);
     });
   }
 
