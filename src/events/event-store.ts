@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { EventRecord, type EventSource } from '../entities/event-record';
+import type { EventRecord, EventSource } from '../entities/event-record';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
 import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches';
+import { insertEvents } from './events-queries';
 
 /** An event to store. */
 export interface NewEvent {
@@ -63,9 +63,7 @@ export async function withEvents<T>(
       },
       record: async (events) => {
         if (events.length === 0) return [];
-        const rows = events.map((event) => manager.create(EventRecord, { ...event, data: event.data ?? {} }));
-        const inserted = await manager.insert(EventRecord, rows as QueryDeepPartialEntity<EventRecord>[]);
-        rows.forEach((row, i) => Object.assign(row, inserted.generatedMaps[i]));
+        const rows = await insertEvents(manager, events);
         stored.push(...rows);
         return rows;
       },

@@ -1,69 +1,88 @@
-import { IsBoolean, IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Router, type Request, type Response } from 'express';
-import { eventView, type EventCursor, type EventsService } from './events-service';
+import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
 import { notFound } from '../http/errors';
-import type { Cursors } from '../http/cursors';
-import { cursorPage, cursorParams } from '../http/pagination';
-import { isUuid, parseBody } from '../http/validate';
+import { CursorPageQuery } from '../http/page-query';
+import { cursorParams } from '../http/pagination';
+import { isUuid } from '../http/validate';
+import { DeletedEvents, Event, EventListQuery, EventNameList, EventStats, EventUsage, TrackRequest, TrackResult } from './events-dtos';
+import * as docs from './events-docs';
+import type { EventCursor } from './events-queries';
 
-class TrackBody {
-  @IsEmail({}, { message: 'email must be a valid email address' }) @MaxLength(320) email: string;
-  @IsString() @IsNotEmpty() @MaxLength(255) event: string;
-  @IsOptional() @IsObject() data?: Record<string, unknown>;
-  @IsOptional() @IsBoolean() subscribed?: boolean;
-}
+/** Tracks an event: the handler of `POST /v1/track` and its dashboard alias. Kept lean, it is the API's hot path. */
+const track = async ({ services, project, body }: EndpointContext<TrackRequest, undefined>) => ({
+  success: true,
+  data: await services.events.track(project.id, body),
+});
 
-/** `POST /v1/track` and its dashboard alias `POST /events/track`: the same handler. */
-export function trackHandler(events: EventsService) {
-  return async (req: Request, res: Response) => {
-    const body = parseBody(TrackBody, req.body);
-    const tracked = await events.track(req.project!.id, body);
-    res.json({ success: true, data: tracked });
-  };
-}
+/** The cursor page a list query asks for, decoded with the events list's cursors. */
+const eventPage = ({ query, cursors }: EndpointContext<undefined, CursorPageQuery>) => cursorParams(query, cursors.for<EventCursor>('events'));
 
-/** Reading and deleting events (`/events/*`). */
-export function eventsRouter(events: EventsService, cursors: Cursors): Router {
-  const router = Router();
-  const eventCursors = cursors.for<EventCursor>('events');
+/** `POST /v1/track`: the one endpoint the public key may call. */
+export const trackRoutes: RouteTable = {
+  tag: docs.trackTag,
+  shapes: [TrackResult],
+  endpoints: [
+    endpoint<TrackRequest>({ method: 'post', path: '/v1/track', credential: 'key', body: TrackRequest, doc: docs.track, handle: track }),
+  ],
+};
 
-  router.post('/events/track', trackHandler(events));
-
-  router.get('/events', async (req, res) => {
-    const query = req.query as Record<string, string | undefined>;
-    const page = cursorParams(query, eventCursors);
-    if (query.contactId !== undefined && !isUuid(query.contactId)) {
-      res.json({ data: [], cursor: null, hasMore: false, total: 0 });
-      return;
-    }
-    const { rows, countTotal } = await events.list(req.project!.id, { name: query.name, contactId: query.contactId }, page);
-    const result = await cursorPage(rows, page, (row) => ({ v: row.sortValue, id: row.event.id }), countTotal);
-    res.json({ ...result, data: result.data.map((row) => eventView(row.event)) });
-  });
-
-  router.get('/events/stats', async (req, res) => {
-    res.json(await events.stats(req.project!.id));
-  });
-
-  router.get('/events/names', async (req, res) => {
-    res.json(await events.names(req.project!.id));
-  });
-
-  router.get('/events/contact/:contactId', async (req, res) => {
-    if (!isUuid(req.params.contactId)) throw notFound('Contact');
-    const page = cursorParams(req.query, eventCursors);
-    const { rows, countTotal } = await events.forContact(req.project!.id, req.params.contactId, page);
-    const result = await cursorPage(rows, page, (row) => ({ v: row.sortValue, id: row.event.id }), countTotal);
-    res.json({ ...result, data: result.data.map((row) => eventView(row.event)) });
-  });
-
-  router.get('/events/:eventName/usage', async (req, res) => {
-    res.json(await events.usage(req.project!.id, req.params.eventName));
-  });
-
-  router.delete('/events/:eventName', async (req, res) => {
-    res.json(await events.deleteByName(req.project!.id, req.params.eventName));
-  });
-
-  return router;
-}
+/** Reading and deleting events (`/events/*`), and the dashboard's tracking alias. */
+export const eventsRoutes: RouteTable = {
+  tag: docs.eventsTag,
+  shapes: [Event, EventStats, EventNameList, EventUsage, DeletedEvents],
+  endpoints: [
+    endpoint<TrackRequest>({ method: 'post', path: '/events/track', credential: 'secret', body: TrackRequest, doc: docs.trackFromDashboard, handle: track }),
+    endpoint<undefined, EventListQuery>({
+      method: 'get',
+      path: '/events',
+      credential: 'secret',
+      query: EventListQuery,
+      doc: docs.listEvents,
+      handle: async (context) => {
+        const { services, project, query } = context;
+        const page = eventPage(context);
+        if (query.contactId !== undefined && !isUuid(query.contactId)) return { data: [], cursor: null, hasMore: false, total: 0 };
+        return services.events.list(project.id, { name: query.name, contactId: query.contactId }, page);
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/events/stats',
+      credential: 'secret',
+      doc: docs.getEventStats,
+      handle: ({ services, project }) => services.events.stats(project.id),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/events/names',
+      credential: 'secret',
+      doc: docs.listEventNames,
+      handle: ({ services, project }) => services.events.names(project.id),
+    }),
+    endpoint<undefined, CursorPageQuery>({
+      method: 'get',
+      path: '/events/contact/{contactId}',
+      credential: 'secret',
+      query: CursorPageQuery,
+      doc: docs.listContactEvents,
+      handle: (context) => {
+        const { services, project, params } = context;
+        if (!isUuid(params.contactId)) throw notFound('Contact');
+        return services.events.forContact(project.id, params.contactId, eventPage(context));
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/events/{eventName}/usage',
+      credential: 'secret',
+      doc: docs.getEventUsage,
+      handle: ({ services, project, params }) => services.events.usage(project.id, params.eventName),
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/events/{eventName}',
+      credential: 'secret',
+      doc: docs.deleteEventsByName,
+      handle: ({ services, project, params }) => services.events.deleteByName(project.id, params.eventName),
+    }),
+  ],
+};

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { ContactsService } from '../contacts/contacts-service';
-import { EventRecord } from '../entities/event-record';
+import type { EventRecord } from '../entities/event-record';
 import { validationError } from '../http/errors';
-import type { CursorParams } from '../http/pagination';
+import { cursorPage, type CursorRequest } from '../http/pagination';
 import { segmentsReferencing } from '../segments/segments-queries';
 import { workflowsReferencingEvent } from '../automations/workflows-queries';
+import { eventNames, eventStats, deleteEventsNamed, listEvents, type EventCursor } from './events-queries';
 
 const RESERVED_EVENT_NAMES = [/^email\./, /^contact\.(subscribed|unsubscribed)$/, /^segment\..+\.(entry|exit)$/];
 
@@ -33,12 +34,6 @@ export interface TrackInput {
   subscribed?: boolean;
 }
 
-/** A keyset position in an event list (newest first). */
-export interface EventCursor {
-  v: string;
-  id: string;
-}
-
 /** Tracking events and reading them back. */
 export class EventsService {
   constructor(
@@ -62,69 +57,27 @@ export class EventsService {
     });
   }
 
-  /** A cursor page of events, newest first, optionally of one name or one contact. */
-  async list(projectId: string, filter: { name?: string; contactId?: string }, page: CursorParams<EventCursor>) {
-    const params: unknown[] = [projectId];
-    const clauses = ['e.project_id = $1'];
-    if (filter.name) {
-      params.push(filter.name);
-      clauses.push(`e.name = $${params.length}`);
-    }
-    if (filter.contactId) {
-      params.push(filter.contactId);
-      clauses.push(`e.contact_id = $${params.length}`);
-    }
-    const where = clauses.join(' AND ');
-    const countParams = [...params];
-    let keyset = '';
-    if (page.cursor) {
-      params.push(page.cursor.v, page.cursor.id);
-      keyset = ` AND (e.created_at, e.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-    }
-    params.push(page.limit + 1);
-    const rows: Record<string, unknown>[] = await this.dataSource.query(
-      `SELECT e.*, e.created_at::text AS sort_value FROM events e WHERE ${where}${keyset}
-        ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
-      params,
-    );
-    return {
-      rows: rows.map((row) => ({ event: eventFromRow(row), sortValue: row.sort_value as string })),
-      countTotal: async () =>
-        ((await this.dataSource.query(`SELECT count(*)::int AS n FROM events e WHERE ${where}`, countParams)) as { n: number }[])[0].n,
-    };
+  /** A cursor page of events as the API shows them, newest first, optionally of one name or one contact. */
+  async list(projectId: string, filter: { name?: string; contactId?: string }, page: CursorRequest<EventCursor>) {
+    const { rows, countTotal } = await listEvents(this.dataSource, projectId, filter, page);
+    const result = await cursorPage(rows, page, (row) => ({ v: row.sortValue, id: row.event.id }), countTotal);
+    return { ...result, data: result.data.map((row) => eventView(row.event)) };
   }
 
   /** The events of one contact; 404 when the contact is not the project's. */
-  async forContact(projectId: string, contactId: string, page: CursorParams<EventCursor>) {
+  async forContact(projectId: string, contactId: string, page: CursorRequest<EventCursor>) {
     await this.contacts.get(projectId, contactId);
     return this.list(projectId, { contactId }, page);
   }
 
   /** Totals over time windows and per name. */
-  async stats(projectId: string) {
-    const [totals] = await this.dataSource.query(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE created_at > now() - interval '24 hours')::int AS last24h,
-              count(*) FILTER (WHERE created_at > now() - interval '7 days')::int AS last7d,
-              count(*) FILTER (WHERE created_at > now() - interval '30 days')::int AS last30d
-         FROM events WHERE project_id = $1`,
-      [projectId],
-    );
-    const byName = await this.dataSource.query(
-      'SELECT name, count(*)::int AS count FROM events WHERE project_id = $1 GROUP BY name ORDER BY count DESC, name',
-      [projectId],
-    );
-    return { ...totals, byName };
+  stats(projectId: string) {
+    return eventStats(this.dataSource, projectId);
   }
 
   /** The distinct event names with their counts and when each was last seen. */
   async names(projectId: string) {
-    const data = await this.dataSource.query(
-      `SELECT name, count(*)::int AS count, max(created_at) AS "lastSeenAt"
-         FROM events WHERE project_id = $1 GROUP BY name ORDER BY count DESC, name`,
-      [projectId],
-    );
-    return { data };
+    return { data: await eventNames(this.dataSource, projectId) };
   }
 
   /** Where an event name is referenced; workflows, segments and campaigns report here as they reference events. */
@@ -138,20 +91,6 @@ export class EventsService {
 
   /** Deletes every event of a name in the project. */
   async deleteByName(projectId: string, name: string) {
-    const result = await this.dataSource.getRepository(EventRecord).delete({ projectId, name });
-    return { deleted: result.affected ?? 0 };
+    return { deleted: await deleteEventsNamed(this.dataSource, projectId, name) };
   }
-}
-
-/** Maps a raw `events` row to the entity shape. */
-function eventFromRow(row: Record<string, unknown>): EventRecord {
-  return Object.assign(new EventRecord(), {
-    id: row.id,
-    projectId: row.project_id,
-    contactId: row.contact_id,
-    name: row.name,
-    data: row.data,
-    source: row.source,
-    createdAt: row.created_at,
-  });
 }

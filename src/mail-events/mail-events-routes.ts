@@ -1,11 +1,16 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import express, { Router, type RequestHandler } from 'express';
+import express from 'express';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { unauthorized } from '../http/errors';
 import { jsonBody } from '../http/json-body';
-import type { MailEventsService } from './mail-events-service';
+import { BODY_LIMIT } from '../http/mount';
+import { readBody } from '../http/read-body';
+import { MailEventResult, MailEventsQuery } from './mail-events-dtos';
+import * as docs from './mail-events-docs';
 import { parseSnsMessage } from './sns-message';
 
-const BODY_LIMIT = '1mb';
+/** SNS posts its JSON as text/plain; application/json is read as well. */
+const readers = [express.text({ type: 'text/plain', limit: BODY_LIMIT }), ...jsonBody(BODY_LIMIT)];
 
 /** Compares two secrets in constant time, whatever their lengths. */
 function sameSecret(given: string, expected: string): boolean {
@@ -13,22 +18,31 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/** Requires `?secret=<MAIL_EVENTS_SECRET>` (401 before anything is read or recorded). */
-function requireSecret(secret: string): RequestHandler {
-  return (req, _res, next) => {
-    const given = req.query.secret;
-    if (typeof given !== 'string' || !sameSecret(given, secret)) throw unauthorized('The mail events secret is missing or wrong');
-    next();
-  };
-}
-
-/** `POST /webhooks/mail-events`: Amazon SNS messages carrying SES events (JSON, or JSON sent as text/plain). */
-export function mailEventsRouter(mailEvents: MailEventsService, secret: string): Router {
-  const router = Router();
-  router.post('/webhooks/mail-events', requireSecret(secret), express.text({ type: 'text/plain', limit: BODY_LIMIT }), ...jsonBody(BODY_LIMIT), async (req, res) => {
-    const result = await mailEvents.receive(parseSnsMessage(req.body));
-    req.log.info({ outcome: result.outcome, ...(result.outcome === 'applied' ? { change: result.change } : {}) }, 'mail event received');
-    res.json({ success: true, outcome: result.outcome });
-  });
-  return router;
-}
+/**
+ * `POST /webhooks/mail-events`: Amazon SNS messages carrying SES events. No key: the `secret`
+ * query parameter authenticates, checked before the body is read (401, nothing recorded).
+ */
+export const mailEventsRoutes: RouteTable = {
+  tag: docs.tag,
+  schemas: docs.schemas,
+  shapes: [MailEventResult],
+  endpoints: [
+    endpoint<undefined, MailEventsQuery>({
+      method: 'post',
+      path: '/webhooks/mail-events',
+      credential: 'none',
+      query: MailEventsQuery,
+      bodyKind: 'own',
+      doc: docs.receiveMailEvents,
+      handle: async ({ req, res, query, services, config }) => {
+        if (typeof query.secret !== 'string' || !sameSecret(query.secret, config.mailEventsSecret)) {
+          throw unauthorized('The mail events secret is missing or wrong');
+        }
+        await readBody(req, res, readers);
+        const result = await services.mailEvents.receive(parseSnsMessage(req.body));
+        req.log.info({ outcome: result.outcome, ...(result.outcome === 'applied' ? { change: result.change } : {}) }, 'mail event received');
+        return { success: true, outcome: result.outcome };
+      },
+    }),
+  ],
+};

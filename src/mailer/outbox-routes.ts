@@ -1,35 +1,29 @@
-import express from 'express';
-import type { DataSource } from 'typeorm';
-import { sessionAuth } from '../http/middleware/session-auth';
-import { intParam, textParam } from '../http/query';
-import { listOutboxMessages } from './outbox';
+import { endpoint, type RouteTable } from '../http/endpoint';
+import { intParam } from '../http/query';
+import { OutboxList, OutboxListQuery } from './outbox-dtos';
+import * as docs from './outbox-docs';
 
 /**
- * `GET /outbox` (session): the messages the outbox transport kept, newest first, limited to
- * the signed-in user's projects and address. `limit` defaults to 50 and is clamped to 1..200.
+ * `GET /outbox` (session): the messages the outbox transport kept, limited to the signed-in
+ * user's projects and address. Always documented, but mounted only while the transport is
+ * `outbox` (src/app.ts); otherwise the path is unknown.
  */
-export function outboxRouter(deps: { dataSource: DataSource }): express.Router {
-  const router = express.Router();
-  router.get('/outbox', sessionAuth(deps.dataSource), async (req, res) => {
-    const user = req.user!;
-    const query = { limit: intParam(req.query, 'limit', { fallback: 50, min: 1, max: 200, clamp: true }), to: textParam(req.query, 'to') || undefined };
-    const messages = await listOutboxMessages(deps.dataSource, { userId: user.id, email: user.email, emailVerified: user.emailVerified }, query);
-    res.json({
-      data: messages.map((m) => ({
-        id: m.id,
-        projectId: m.projectId,
-        messageId: m.messageId,
-        from: m.from,
-        to: m.to,
-        replyTo: m.replyTo,
-        subject: m.subject,
-        html: m.html,
-        text: m.text,
-        headers: m.headers,
-        attachments: m.attachments,
-        createdAt: m.createdAt.toISOString(),
-      })),
-    });
-  });
-  return router;
-}
+export const outboxRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [OutboxList],
+  endpoints: [
+    endpoint<undefined, OutboxListQuery>({
+      method: 'get',
+      path: '/outbox',
+      credential: 'session',
+      query: OutboxListQuery,
+      doc: docs.listOutbox,
+      handle: async ({ services, user, query }) => ({
+        data: await services.outbox.list(
+          { userId: user.id, email: user.email, emailVerified: user.emailVerified },
+          { limit: intParam(query, 'limit', { fallback: 50, min: 1, max: 200, clamp: true }), to: query.to?.trim() || undefined },
+        ),
+      }),
+    }),
+  ],
+};

@@ -1,19 +1,22 @@
-import express, { Router, type RequestHandler, type Response } from 'express';
+import express, { type Response } from 'express';
 import type { LinkPurpose } from '../contacts/links';
-import type { PageOutcome, Preferences, PreferencesService } from '../contacts/preferences-service';
+import type { PageOutcome, Preferences } from '../contacts/preferences-service';
+import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
+import { readBody } from '../http/read-body';
+import type { EndpointDoc } from '../openapi/types';
+import * as docs from './pages-docs';
 import * as views from './views';
 
-const PAGE_PATHS = ['/unsubscribe/:token', '/subscribe/:token', '/manage/:token'];
+/** The page forms: small, URL-encoded. */
+const FORM_LIMIT = '16kb';
+const readForm = express.urlencoded({ extended: false, limit: FORM_LIMIT });
 
 /** Headers of every page: not cached or indexed, the token not leaked as a referrer, nothing but inline style. */
-const pageHeaders: RequestHandler = (_req, res, next) => {
-  res.set({
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-    'X-Robots-Tag': 'noindex',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  });
-  next();
+const PAGE_HEADERS = {
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 /** The page, or for a refused token the "expired or not valid" page: 410 when it expired, else 404. */
@@ -25,36 +28,69 @@ function render(res: Response, outcome: PageOutcome, view: (page: Preferences) =
   res.type('html').send(view(outcome));
 }
 
+type PageContext = EndpointContext<undefined, undefined>;
+
+/** A page endpoint: no key, the page headers, the form read (if any), then the page the handler's outcome gives. */
+function page(
+  method: 'get' | 'post',
+  purpose: LinkPurpose,
+  doc: EndpointDoc,
+  answer: (context: PageContext, token: string) => Promise<[PageOutcome, (page: Preferences) => string]>,
+) {
+  return endpoint({
+    method,
+    path: `/${purpose}/{token}`,
+    credential: 'none',
+    bodyKind: 'own',
+    doc,
+    handle: async (context) => {
+      context.res.set(PAGE_HEADERS);
+      await readBody(context.req, context.res, [readForm]);
+      const [outcome, view] = await answer(context, context.params.token);
+      render(context.res, outcome, view);
+    },
+  });
+}
+
+/** The subscription wanted by the manage form, if it says one. */
+const wanted = (body: unknown): boolean | undefined => {
+  const value = (body as Record<string, unknown> | undefined)?.subscribed;
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+};
+
 /**
  * The contact's public pages, reached by the signed links in emails (no key): unsubscribe,
  * subscribe and manage, each opened only by a token of its own purpose. A GET only shows a form;
  * changes happen on POST. `POST /unsubscribe/{token}` is also the RFC 8058 one-click target, so it
  * takes any body (`List-Unsubscribe=One-Click`, or none).
  */
-export function pagesRouter(preferences: PreferencesService): Router {
-  const router = Router();
-  router.use(PAGE_PATHS, pageHeaders, express.urlencoded({ extended: false, limit: '16kb' }));
-
-  const show = (purpose: LinkPurpose, view: (page: Preferences) => string): RequestHandler<{ token: string }> => async (req, res) => {
-    render(res, await preferences.find(purpose, req.params.token), view);
-  };
-  const change = (purpose: LinkPurpose, subscribed: boolean, view: (page: Preferences) => string): RequestHandler<{ token: string }> =>
-    async (req, res) => {
-      render(res, await preferences.setSubscribed(purpose, req.params.token, subscribed), view);
-    };
-
-  router.get('/unsubscribe/:token', show('unsubscribe', views.confirmUnsubscribe));
-  router.post('/unsubscribe/:token', change('unsubscribe', false, views.unsubscribed));
-  router.get('/subscribe/:token', show('subscribe', views.confirmSubscribe));
-  router.post('/subscribe/:token', change('subscribe', true, views.subscribed));
-  router.get('/manage/:token', show('manage', (page) => views.manage(page)));
-  router.post('/manage/:token', async (req, res) => {
-    const wanted = (req.body as Record<string, unknown> | undefined)?.subscribed;
-    if (wanted !== 'true' && wanted !== 'false') {
-      render(res, await preferences.find('manage', req.params.token), (page) => views.manage(page));
-      return;
-    }
-    render(res, await preferences.setSubscribed('manage', req.params.token, wanted === 'true'), (page) => views.manage(page, true));
-  });
-  return router;
-}
+export const pagesRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    page('get', 'unsubscribe', docs.showUnsubscribePage, async ({ services }, token) => [
+      await services.preferences.find('unsubscribe', token),
+      views.confirmUnsubscribe,
+    ]),
+    page('post', 'unsubscribe', docs.unsubscribe, async ({ services }, token) => [
+      await services.preferences.setSubscribed('unsubscribe', token, false),
+      views.unsubscribed,
+    ]),
+    page('get', 'subscribe', docs.showSubscribePage, async ({ services }, token) => [
+      await services.preferences.find('subscribe', token),
+      views.confirmSubscribe,
+    ]),
+    page('post', 'subscribe', docs.subscribe, async ({ services }, token) => [
+      await services.preferences.setSubscribed('subscribe', token, true),
+      views.subscribed,
+    ]),
+    page('get', 'manage', docs.showManagePage, async ({ services }, token) => [
+      await services.preferences.find('manage', token),
+      (shown) => views.manage(shown),
+    ]),
+    page('post', 'manage', docs.manageSubscription, async ({ services, req }, token) => {
+      const subscribed = wanted(req.body);
+      if (subscribed === undefined) return [await services.preferences.find('manage', token), (shown) => views.manage(shown)];
+      return [await services.preferences.setSubscribed('manage', token, subscribed), (shown) => views.manage(shown, true)];
+    }),
+  ],
+};

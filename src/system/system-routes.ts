@@ -1,29 +1,28 @@
-import { Router } from 'express';
-import type { AppDeps } from '../composition';
+import { endpoint, type RouteTable } from '../http/endpoint';
+import { Health, PublicConfig } from './system-dtos';
+import * as docs from './system-docs';
 
-/** Health and feature flags: the two endpoints that need no authentication. */
-export function systemRouter(deps: AppDeps): Router {
-  const router = Router();
-
-  router.get('/health', async (_req, res) => {
-    const database = await deps.dataSource.query('SELECT 1').then(() => 'up', () => 'down');
-    const temporal = deps.temporal
-      ? await deps.temporal.workflowService.getSystemInfo({}).then(() => 'up', () => 'down')
-      : 'down';
-    res.status(database === 'up' ? 200 : 503).json({ status: database === 'up' ? 'ok' : 'degraded', database, temporal });
-  });
-
-  router.get('/config', (_req, res) => {
-    res.json({
-      version: deps.config.version,
-      features: {
-        signups: !deps.config.disableSignups,
-        billing: Boolean(deps.config.stripeSecretKey),
-        oauth: { github: Boolean(deps.config.oauth.github), google: Boolean(deps.config.oauth.google) },
-        transport: deps.config.transport,
+/** Health and feature flags (`/health`, `/config`): the two endpoints that need no authentication. */
+export const systemRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Health, PublicConfig],
+  endpoints: [
+    endpoint({
+      method: 'get',
+      path: '/health',
+      credential: 'none',
+      doc: docs.getHealth,
+      handle: async ({ services, res }) => {
+        const health = await services.system.health();
+        res.status(health.status === 'ok' ? 200 : 503).json(health);
       },
-    });
-  });
-
-  return router;
-}
+    }),
+    endpoint({
+      method: 'get',
+      path: '/config',
+      credential: 'none',
+      doc: docs.getConfig,
+      handle: ({ services }) => services.system.publicConfig(),
+    }),
+  ],
+};

@@ -1,0 +1,100 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { EventRecord } from '../entities/event-record';
+import type { CursorParams } from '../http/pagination';
+import type { NewEvent } from './event-store';
+
+/** A keyset position in an event list (newest first). */
+export interface EventCursor {
+  v: string;
+  id: string;
+}
+
+/** Inserts events in the caller's transaction; answers them with their ids and times. */
+export async function insertEvents(manager: EntityManager, events: NewEvent[]): Promise<EventRecord[]> {
+  const rows = events.map((event) => manager.create(EventRecord, { ...event, data: event.data ?? {} }));
+  const inserted = await manager.insert(EventRecord, rows as QueryDeepPartialEntity<EventRecord>[]);
+  rows.forEach((row, i) => Object.assign(row, inserted.generatedMaps[i]));
+  return rows;
+}
+
+/** Maps a raw `events` row to the entity shape. */
+function eventFromRow(row: Record<string, unknown>): EventRecord {
+  return Object.assign(new EventRecord(), {
+    id: row.id,
+    projectId: row.project_id,
+    contactId: row.contact_id,
+    name: row.name,
+    data: row.data,
+    source: row.source,
+    createdAt: row.created_at,
+  });
+}
+
+/** One cursor page (`limit + 1` rows) of a project's events, newest first, optionally of one name or contact; with their total's query. */
+export async function listEvents(
+  dataSource: DataSource,
+  projectId: string,
+  filter: { name?: string; contactId?: string },
+  page: CursorParams<EventCursor>,
+) {
+  const params: unknown[] = [projectId];
+  const clauses = ['e.project_id = $1'];
+  if (filter.name) {
+    params.push(filter.name);
+    clauses.push(`e.name = $${params.length}`);
+  }
+  if (filter.contactId) {
+    params.push(filter.contactId);
+    clauses.push(`e.contact_id = $${params.length}`);
+  }
+  const where = clauses.join(' AND ');
+  const countParams = [...params];
+  let keyset = '';
+  if (page.cursor) {
+    params.push(page.cursor.v, page.cursor.id);
+    keyset = ` AND (e.created_at, e.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+  }
+  params.push(page.limit + 1);
+  const rows: Record<string, unknown>[] = await dataSource.query(
+    `SELECT e.*, e.created_at::text AS sort_value FROM events e WHERE ${where}${keyset}
+      ORDER BY e.created_at DESC, e.id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return {
+    rows: rows.map((row) => ({ event: eventFromRow(row), sortValue: row.sort_value as string })),
+    countTotal: async () => ((await dataSource.query(`SELECT count(*)::int AS n FROM events e WHERE ${where}`, countParams)) as { n: number }[])[0].n,
+  };
+}
+
+/** A project's event totals over the last day, week and month, and per name. */
+export async function eventStats(dataSource: DataSource, projectId: string) {
+  const [totals] = await dataSource.query(
+    `SELECT count(*)::int AS total,
+            count(*) FILTER (WHERE created_at > now() - interval '24 hours')::int AS last24h,
+            count(*) FILTER (WHERE created_at > now() - interval '7 days')::int AS last7d,
+            count(*) FILTER (WHERE created_at > now() - interval '30 days')::int AS last30d
+       FROM events WHERE project_id = $1`,
+    [projectId],
+  );
+  const byName = await dataSource.query(
+    'SELECT name, count(*)::int AS count FROM events WHERE project_id = $1 GROUP BY name ORDER BY count DESC, name',
+    [projectId],
+  );
+  return { ...totals, byName };
+}
+
+/** A project's distinct event names, with their counts and when each was last seen, most frequent first. */
+export function eventNames(dataSource: DataSource, projectId: string): Promise<{ name: string; count: number; lastSeenAt: Date }[]> {
+  return dataSource.query(
+    `SELECT name, count(*)::int AS count, max(created_at) AS "lastSeenAt"
+       FROM events WHERE project_id = $1 GROUP BY name ORDER BY count DESC, name`,
+    [projectId],
+  );
+}
+
+/** Deletes every event of a name in a project; answers how many there were. */
+export async function deleteEventsNamed(dataSource: DataSource, projectId: string, name: string): Promise<number> {
+  const result = await dataSource.getRepository(EventRecord).delete({ projectId, name });
+  return result.affected ?? 0;
+}
