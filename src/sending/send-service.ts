@@ -5,13 +5,14 @@ import type { ContactsService } from '../contacts/contacts-service';
 import type { UpsertOutcome } from '../contacts/contacts-queries';
 import { parseDataPatch } from '../contacts/data-rules';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Email } from '../entities/email';
-import { Template } from '../entities/template';
+import type { Email } from '../entities/email';
+import type { Template } from '../entities/template';
 import { ApiError, validationError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import { storeContent } from './email-contents';
 import type { Recipient, SendRequest } from './send-request';
+import { findProjectTemplate, insertEmail } from './send-queries';
 import { isSuppressed } from './suppressions';
 
 /** What `/v1/send` answers for one recipient. */
@@ -74,7 +75,7 @@ export class SendService {
   /** Merges the template (if any) with the request's overrides and checks what every recipient shares. */
   private async message(projectId: string, request: SendRequest): Promise<Message> {
     const template = request.template
-      ? await this.dataSource.getRepository(Template).findOneBy({ projectId, id: request.template })
+      ? await findProjectTemplate(this.dataSource.manager, projectId, request.template)
       : null;
     if (request.template && !template) {
       throw validationError([{ field: 'template', code: 'not_found', message: 'No template with this id in the project', received: request.template }]);
@@ -104,27 +105,25 @@ export class SendService {
     contentId: string,
   ): Promise<Email> {
     const suppressed = await isSuppressed(manager, projectId, contact.email);
-    return manager.save(
-      manager.create(Email, {
-        projectId,
-        contactId: contact.id,
-        templateId: message.templateId,
-        source: 'SEND',
-        type: message.type,
-        toEmail: contact.email,
-        toName: recipient.name ?? null,
-        from: message.from.email,
-        fromName: message.from.name ?? null,
-        replyTo: message.replyTo,
-        subject: message.subject,
-        body: null,
-        contentId,
-        headers: {},
-        variables: {},
-        status: suppressed ? 'SUPPRESSED' : 'QUEUED',
-        attempts: 0,
-      }),
-    );
+    return insertEmail(manager, {
+      projectId,
+      contactId: contact.id,
+      templateId: message.templateId,
+      source: 'SEND',
+      type: message.type,
+      toEmail: contact.email,
+      toName: recipient.name ?? null,
+      from: message.from.email,
+      fromName: message.from.name ?? null,
+      replyTo: message.replyTo,
+      subject: message.subject,
+      body: null,
+      contentId,
+      headers: {},
+      variables: {},
+      status: suppressed ? 'SUPPRESSED' : 'QUEUED',
+      attempts: 0,
+    });
   }
 
   /**
