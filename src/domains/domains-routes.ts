@@ -1,37 +1,50 @@
-import { IsString } from 'class-validator';
-import { Router } from 'express';
-import { domainView, type DomainsService } from './domains-service';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { forbidden } from '../http/errors';
-import { parseBody } from '../http/validate';
+import { AddDomainBody, Domain } from './domains-dtos';
+import * as docs from './domains-docs';
+import { domainView } from './domains-service';
 
-class AddDomainBody {
-  @IsString() domain: string;
-}
-
-/** Sender domains (`/domains`): add, list, verify now, remove. */
-export function domainsRouter(domains: DomainsService): Router {
-  const router = Router();
-
-  router.get('/domains/project/:projectId', async (req, res) => {
-    if (req.params.projectId !== req.project!.id) {
-      throw forbidden('This API key belongs to another project; list the domains with that project\'s key');
-    }
-    res.json((await domains.list(req.project!.id)).map(domainView));
-  });
-
-  router.post('/domains', async (req, res) => {
-    const body = parseBody(AddDomainBody, req.body);
-    res.status(201).json(domainView(await domains.add(req.project!.id, body.domain)));
-  });
-
-  router.get('/domains/:id/verify', async (req, res) => {
-    res.json(domainView(await domains.verify(req.project!.id, req.params.id)));
-  });
-
-  router.delete('/domains/:id', async (req, res) => {
-    await domains.remove(req.project!.id, req.params.id);
-    res.json({ success: true });
-  });
-
-  return router;
-}
+/** Sender domains (`/domains`): add, list, verify now, remove; secret key. */
+export const domainsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Domain],
+  endpoints: [
+    endpoint<AddDomainBody>({
+      method: 'post',
+      path: '/domains',
+      credential: 'secret',
+      body: AddDomainBody,
+      doc: docs.addDomain,
+      handle: async ({ services, project, body }) => domainView(await services.domains.add(project.id, body.domain)),
+    }),
+    endpoint({
+      method: 'get',
+      path: '/domains/project/{projectId}',
+      credential: 'secret',
+      doc: docs.listDomains,
+      handle: async ({ services, project, params }) => {
+        if (params.projectId !== project.id) {
+          throw forbidden("This API key belongs to another project; list the domains with that project's key");
+        }
+        return (await services.domains.list(project.id)).map(domainView);
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/domains/{id}/verify',
+      credential: 'secret',
+      doc: docs.verifyDomain,
+      handle: async ({ services, project, params }) => domainView(await services.domains.verify(project.id, params.id)),
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/domains/{id}',
+      credential: 'secret',
+      doc: docs.deleteDomain,
+      handle: async ({ services, project, params }) => {
+        await services.domains.remove(project.id, params.id);
+        return { success: true };
+      },
+    }),
+  ],
+};

@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
-import { Domain, type DomainRecord } from '../entities/domain';
+import type { Domain, DomainRecord } from '../entities/domain';
 import { ApiError, conflict, notFound, validationError } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { logger } from '../logger';
 import { checkRecords } from './dns-check';
-import * as queries from './domain-queries';
+import * as queries from './domains-queries';
 import { mailFromAndDmarcRecords, normaliseDomain, recordRole, statusAfterCheck } from './records';
 import { createSenderIdentities, ForeignIdentityError, SenderIdentityError, type SenderIdentities } from './sender-identities';
 
@@ -73,18 +73,18 @@ export class DomainsService {
       if (!id) throw domainTaken(name);
       const identityRecords = await this.provider(() => this.options.identities.register(name, id));
       await queries.setRecords(manager, id, [...identityRecords, ...mailFromAndDmarcRecords(name, this.options.sesRegion)]);
-      return manager.findOneByOrFail(Domain, { id });
+      return queries.claimedDomain(manager, id);
     });
   }
 
   /** The project's domains, verified and pending, newest first. */
   list(projectId: string): Promise<Domain[]> {
-    return this.dataSource.getRepository(Domain).find({ where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    return queries.projectDomains(this.dataSource.manager, projectId);
   }
 
   /** A domain of the project; 404 otherwise. */
   async get(projectId: string, id: string): Promise<Domain> {
-    const domain = isUuid(id) ? await this.dataSource.getRepository(Domain).findOneBy({ projectId, id }) : null;
+    const domain = isUuid(id) ? await queries.projectDomain(this.dataSource.manager, projectId, id) : null;
     if (!domain) throw notFound('Domain');
     return domain;
   }
@@ -111,7 +111,6 @@ export class DomainsService {
    */
   async checkPendingBatch(after: string | null, limit: number): Promise<DomainBatchResult> {
     const domains = await queries.pendingPage(this.dataSource.manager, after, limit);
-    const repository = this.dataSource.getRepository(Domain);
     const result: DomainBatchResult = { checked: domains.length, verified: 0, lapsed: 0, next: domains.length === limit ? domains[domains.length - 1].id : null };
     for (let start = 0; start < domains.length; start += CHECK_CONCURRENCY) {
       const slice = domains.slice(start, start + CHECK_CONCURRENCY);
@@ -121,7 +120,7 @@ export class DomainsService {
             if (await this.release({ id, lapsed })) result.lapsed += 1;
             return;
           }
-          const domain = await repository.findOneBy({ id, status: 'PENDING' });
+          const domain = await queries.pendingDomain(this.dataSource.manager, id);
           if (domain && (await this.check(domain)).status === 'VERIFIED') result.verified += 1;
         }),
       );
@@ -166,7 +165,7 @@ export class DomainsService {
     const stored = await queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
     const checked = Object.assign(domain, result);
     if (stored) return checked;
-    return (await this.dataSource.getRepository(Domain).findOneBy({ id: domain.id })) ?? checked;
+    return (await queries.domainById(this.dataSource.manager, domain.id)) ?? checked;
   }
 
   /** Runs a call to the identity provider; its failure is a 503 the client may retry, a foreign identity a 409. */

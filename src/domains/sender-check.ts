@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ApiError } from '../http/errors';
+import { hasVerifiedDomain } from './domains-queries';
 
 /** The domain part of an address, lower-case. */
 export function domainOf(email: string): string {
@@ -18,11 +19,7 @@ function domainAndParents(domain: string): string[] {
  */
 export async function assertVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<void> {
   const domain = domainOf(from);
-  const rows = await manager.query(
-    `SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED' AND domain = ANY($2::text[]) LIMIT 1`,
-    [projectId, domainAndParents(domain)],
-  );
-  if (rows.length === 0) {
+  if (!(await hasVerifiedDomain(manager, projectId, domainAndParents(domain)))) {
     throw new ApiError(
       403,
       'INTERNAL_SERVER_ERROR',

@@ -1,30 +1,64 @@
-import express, { Router } from 'express';
+import type { Request, Response } from 'express';
+import { endpoint, type RouteTable } from '../http/endpoint';
+import { ApiError } from '../http/errors';
 import { singleFileUpload } from '../http/file-upload';
-import { IMAGE_LIMIT_BYTES, type UploadsService } from './uploads-service';
+import { readBody } from '../http/read-body';
+import { UploadedImage } from './uploads-dtos';
+import * as docs from './uploads-docs';
+import { IMAGE_LIMIT_BYTES } from './uploads-service';
 
 /** Stored files never change (each has a fresh name), so caches may keep them for a year. */
 const ONE_YEAR = '365d';
 
-/** `POST /uploads/image` (secret key) and the public `GET /uploads/{projectId}/{file}`. */
-export function uploadsRouter(uploads: UploadsService): Router {
-  const router = Router();
+const imageUpload = singleFileUpload(IMAGE_LIMIT_BYTES, 'image');
 
-  router.post('/uploads/image', singleFileUpload(IMAGE_LIMIT_BYTES, 'image'), async (req, res) => {
-    res.status(201).json(await uploads.storeImage(req.project!.id, req.file!.buffer));
+/**
+ * Sends a stored file as express.static did: long caching, no sniffing, no scripts; a file that is
+ * not there (or a name that leaves the folder) is the unknown route's 404. A failure once sending began
+ * (the client went away) leaves the answer as it is.
+ */
+function sendStored(req: Request, res: Response, directory: string, file: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    res.sendFile(
+      file,
+      {
+        root: directory,
+        immutable: true,
+        maxAge: ONE_YEAR,
+        headers: { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'" },
+      },
+      (err?: Error & { status?: number; statusCode?: number }) => {
+        if (!err || res.headersSent) resolve();
+        else if ((err.statusCode ?? err.status ?? 500) < 500 || (err as { code?: string }).code === 'EISDIR') {
+          reject(new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
+        } else reject(err);
+      },
+    );
   });
+}
 
-  router.use(
-    '/uploads',
-    express.static(uploads.directory, {
-      index: false,
-      redirect: false,
-      immutable: true,
-      maxAge: ONE_YEAR,
-      setHeaders: (res) => {
-        res.setHeader('X-Content-Type-Options', 'nosniff');
-        res.setHeader('Content-Security-Policy', "default-src 'none'");
+/** `POST /uploads/image` (secret key) and the public `GET /uploads/{projectId}/{file}`. */
+export const uploadsRoutes: RouteTable = {
+  tag: docs.tag,
+  endpoints: [
+    endpoint({
+      method: 'post',
+      path: '/uploads/image',
+      credential: 'secret',
+      bodyKind: 'own',
+      doc: docs.uploadImage,
+      handle: async ({ services, project, req, res }): Promise<UploadedImage> => {
+        await readBody(req, res, [imageUpload]);
+        return services.uploads.storeImage(project.id, req.file!.buffer);
       },
     }),
-  );
-  return router;
-}
+    endpoint({
+      method: 'get',
+      path: '/uploads/{projectId}/{file}',
+      credential: 'none',
+      bodyKind: 'own',
+      doc: docs.getUploadedImage,
+      handle: ({ services, req, res, params }) => sendStored(req, res, services.uploads.directory, `${params.projectId}/${params.file}`),
+    }),
+  ],
+};

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { DomainRecord, DomainStatus } from '../entities/domain';
+import { Domain, type DomainRecord, type DomainStatus } from '../entities/domain';
 
 /** How long a domain may stay PENDING before its claim lapses and another project may claim it. */
 export const CLAIM_LAPSE_DAYS = 7;
@@ -67,4 +67,38 @@ export async function storeCheck(manager: EntityManager, id: string, checkedBefo
     [id, JSON.stringify(result.records), result.status, result.verifiedAt, result.lastCheckedAt, checkedBefore],
   )) as [unknown, number];
   return stored > 0;
+}
+
+/** The project's domains, newest first. */
+export function projectDomains(manager: EntityManager, projectId: string): Promise<Domain[]> {
+  return manager.find(Domain, { where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+}
+
+/** A domain of the project; null when the project has none with that id. */
+export function projectDomain(manager: EntityManager, projectId: string, id: string): Promise<Domain | null> {
+  return manager.findOneBy(Domain, { projectId, id });
+}
+
+/** A domain by id; null when there is none. */
+export function domainById(manager: EntityManager, id: string): Promise<Domain | null> {
+  return manager.findOneBy(Domain, { id });
+}
+
+/** A claim just written in this transaction, by id. */
+export function claimedDomain(manager: EntityManager, id: string): Promise<Domain> {
+  return manager.findOneByOrFail(Domain, { id });
+}
+
+/** A domain by id while it is PENDING; null otherwise. */
+export function pendingDomain(manager: EntityManager, id: string): Promise<Domain | null> {
+  return manager.findOneBy(Domain, { id, status: 'PENDING' });
+}
+
+/** Whether one of `domains` is a VERIFIED domain of the project. */
+export async function hasVerifiedDomain(manager: EntityManager, projectId: string, domains: string[]): Promise<boolean> {
+  const rows: unknown[] = await manager.query(
+    `SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED' AND domain = ANY($2::text[]) LIMIT 1`,
+    [projectId, domains],
+  );
+  return rows.length > 0;
 }
