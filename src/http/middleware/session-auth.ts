@@ -4,13 +4,9 @@ import { SESSION_COOKIE, userForSession } from '../../accounts/sessions';
 import { ApiError } from '../errors';
 import '../request-context';
 
-/**
- * Requires a valid session cookie and attaches the signed-in user; 401 otherwise.
- * A request already authenticated by an earlier router is let through as is.
- */
+/** Requires a valid session cookie and attaches the signed-in user; 401 otherwise. */
 export function sessionAuth(dataSource: DataSource): RequestHandler {
   return async (req, _res, next) => {
-    if (req.user) return next();
     const token: unknown = req.cookies?.[SESSION_COOKIE];
     const user = typeof token === 'string' && token ? await userForSession(dataSource, token) : undefined;
     if (!user) {
