@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import type { ExecutionRef } from '../workflows/contact-workflow';
+import type { ExecutionRef } from '../workflows/shared';
 import type { Condition } from '../src/conditions/condition';
 import type { Config } from '../src/config';
 import type { ContactsService } from '../src/contacts/contacts-service';

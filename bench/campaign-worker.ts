@@ -12,8 +12,8 @@ import { createActivities } from '../activities';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
 import { logger } from '../src/logger';
-import { routeTemporalLogs } from '../src/temporal/logging';
-import { createWorker } from '../src/temporal/worker';
+import { routeTemporalLogs } from '../src/orchestration/logging';
+import { createWorker } from '../src/orchestration/worker';
 
 const NO_WORKFLOW_CACHE = '--no-workflow-cache';
 /** How often resident memory is read, so that a short peak is not missed. */

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { WorkflowBundleMode } from './orchestration/workflow-bundle';
 import { storedSecrets } from './runtime/stored-secrets';
 
 /** Delivery transport chosen from configuration. */
@@ -17,6 +18,8 @@ export interface Config {
   temporalUiPort: number;
   temporalCliPath: string | undefined;
   taskQueue: string;
+  /** WORKFLOW_BUNDLE: where the worker's workflow code comes from (see src/orchestration/workflow-bundle.ts). */
+  workflowBundle: WorkflowBundleMode;
   transport: Transport;
   sesRegion: string | undefined;
   sesEndpoint: string | undefined;
@@ -218,6 +221,17 @@ function hostPorts(env: Env, name: string): string[] {
   return entries;
 }
 
+const WORKFLOW_BUNDLE_MODES: readonly WorkflowBundleMode[] = ['auto', 'prebuilt', 'build'];
+
+/** WORKFLOW_BUNDLE: auto (default), prebuilt or build. */
+function workflowBundleMode(env: Env): WorkflowBundleMode {
+  const value = str(env, 'WORKFLOW_BUNDLE') ?? 'auto';
+  if (!(WORKFLOW_BUNDLE_MODES as readonly string[]).includes(value)) {
+    throw new ConfigError(`WORKFLOW_BUNDLE must be one of ${WORKFLOW_BUNDLE_MODES.join(', ')}, got "${value}"`);
+  }
+  return value as WorkflowBundleMode;
+}
+
 /** Reads and validates the whole configuration from an environment. */
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 1);
@@ -246,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporalUiPort: int(env, 'TEMPORAL_UI_PORT', 8233, 1),
     temporalCliPath: str(env, 'TEMPORAL_CLI_PATH'),
     taskQueue: str(env, 'TEMPORAL_TASK_QUEUE') ?? 'herald',
+    workflowBundle: workflowBundleMode(env),
     transport: sesRegion ? 'ses' : smtpUrl ? 'smtp' : 'outbox',
     sesRegion,
     sesEndpoint: url(env, 'SES_ENDPOINT'),

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, continueAsNew, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { createCampaignActivities } from '../activities/campaigns';
-import type { BatchResult, SendingPlan } from '../src/campaigns/campaign-runner';
+import type { BatchResult } from '../src/campaigns/campaign-runner';
+import type { CampaignOutcome, CampaignProgress, SendCampaignInput } from './shared';
 
 type CampaignActivities = ReturnType<typeof createCampaignActivities>;
 
@@ -23,24 +24,6 @@ const { sendCampaignBatch } = proxyActivities<CampaignActivities>({
   heartbeatTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
-
-/** Where sending stands, carried across continue-as-new. */
-export interface CampaignProgress extends SendingPlan {
-  /** The last contact of the last batch sent; null before the first. */
-  afterContactId: string | null;
-}
-
-export interface SendCampaignInput {
-  campaignId: string;
-  /** ISO time to wait for; null or past sends at once. */
-  scheduledFor: string | null;
-  /** Set when a run continues as new: sending started and goes on from here. */
-  progress?: CampaignProgress;
-  batchesPerRun?: number;
-}
-
-/** How a run ended. */
-export type CampaignOutcome = 'SENT' | 'NOT_ACTIVE';
 
 /** The reason a failure stopped the campaign, as recorded on it. */
 function reason(err: unknown): string {

@@ -5,9 +5,8 @@ import type { Branch } from '../src/entities/workflow';
 import type { UpdateContactConfig } from '../src/automations/contact-steps';
 import type { SendEmailConfig } from '../src/automations/email-step';
 import type { WebhookConfig } from '../src/automations/webhook-step';
-import type { ExecutionRef } from './contact-workflow';
-import { durationMs, type GraphStep } from './graph';
-import { eventReceived } from './signals';
+import { durationMs } from './graph';
+import { eventReceived, type ExecutionRef, type GraphStep } from './shared';
 
 type StepActivities = ReturnType<typeof createWorkflowStepActivities>;
 

@@ -1,30 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { finishExecution, openEventInbox, recordExecutionStep, runStep, type EventInbox } from './contact-steps';
-import { entryStep, nextStep, type Graph } from './graph';
-
-/** What the activities of an execution know of it: everything it started with but the graph. */
-export interface ExecutionRef {
-  executionId: string;
-  projectId: string;
-  workflowId: string;
-  contactId: string;
-  /** The execution's `context` as it started; its values are one-off template variables of its emails and webhook bodies. */
-  context: Record<string, unknown>;
-  /** The triggering event, when an event started the execution. */
-  eventName?: string;
-  eventData?: Record<string, unknown>;
-}
-
-/** The input of `wf-exec/<executionId>`: the execution and the graph as it was when it started. */
-export interface ExecutionInput extends ExecutionRef {
-  graph: Graph;
-}
-
-/**
- * How an execution ended: COMPLETED (end of its path), EXITED (an EXIT step), or STOPPED when
- * its record had already ended without it (cancelled through the API while the workflow ran on).
- */
-export type ExecutionOutcome = 'COMPLETED' | 'EXITED' | 'STOPPED';
+import { entryStep, nextStep } from './graph';
+import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph } from './shared';
 
 /** Steps an execution spends waiting: its record says WAITING during them. */
 const WAITING_STEPS = new Set(['DELAY', 'WAIT_FOR_EVENT']);

@@ -1,25 +1,18 @@
 import { log, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { createDomainActivities } from '../activities/domains';
 import type { DomainBatchResult } from '../src/domains/domains-service';
+import type { DomainCheckSummary } from './shared';
 
-/** The schedule that starts `checkPendingDomains` every 5 minutes. */
-export const DOMAIN_CHECK_SCHEDULE_ID = 'domain-check';
+type DomainActivities = ReturnType<typeof createDomainActivities>;
 
 /** How many pending domains one activity checks; the workflow pages through all of them. */
 export const DOMAIN_CHECK_BATCH_SIZE = 50;
 
 /** A batch is at most a few rounds of DNS lookups (5 s each); a failed one is retried, then the run gives up until the next. */
-const { checkPendingDomainBatch } = proxyActivities<Activities>({
+const { checkPendingDomainBatch } = proxyActivities<DomainActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
 });
-
-/** What one run checked, how many domains it found verified, and how many claims lapsed. */
-export interface DomainCheckSummary {
-  checked: number;
-  verified: number;
-  lapsed: number;
-}
 
 /**
  * `checkPendingDomains`: checks every PENDING domain over DNS once, batch by batch, in id order,

@@ -1,8 +1,7 @@
 import { continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { createEventActivities } from '../activities/events';
 
-/** The one event-redelivery workflow's id; starting it again while it runs is refused. */
-export const EVENT_REDELIVERY_WORKFLOW_ID = 'event-redelivery';
+type EventActivities = ReturnType<typeof createEventActivities>;
 
 /** The pause between two passes that found little to do. */
 export const REDELIVERY_INTERVAL = '15 seconds';
@@ -10,7 +9,7 @@ export const REDELIVERY_INTERVAL = '15 seconds';
 /** Passes one run makes before it continues as new, which keeps its history short. */
 export const REDELIVERY_PASSES_PER_RUN = 500;
 
-const { redeliverEvents } = proxyActivities<Activities>({
+const { redeliverEvents } = proxyActivities<EventActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
 });

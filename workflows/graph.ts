@@ -1,35 +1,5 @@
-import type { Branch, StepType } from '../src/entities/workflow';
-
-/** One step of the graph an execution follows, as it was when the execution started. */
-export interface GraphStep {
-  id: string;
-  type: StepType;
-  name: string;
-  config: Record<string, unknown>;
-}
-
-/** An edge of that graph; `branch` labels the CONDITION and WAIT_FOR_EVENT outcomes. */
-export interface GraphTransition {
-  fromStepId: string;
-  toStepId: string;
-  branch: Branch | null;
-}
-
-/** A workflow's steps and transitions, handed to an execution when it starts. */
-export interface Graph {
-  steps: GraphStep[];
-  transitions: GraphTransition[];
-}
-
-/** The units a DELAY amount or a WAIT_FOR_EVENT timeout is counted in, with their length in seconds. */
-export const DURATION_UNITS = { seconds: 1, minutes: 60, hours: 3600, days: 86_400, weeks: 604_800 } as const;
-export type DurationUnit = keyof typeof DURATION_UNITS;
-
-/** A DELAY step's config, and a WAIT_FOR_EVENT step's `timeout`. */
-export interface Duration {
-  amount: number;
-  unit: DurationUnit;
-}
+import type { Branch } from '../src/entities/workflow';
+import { DURATION_UNITS, type Duration, type Graph, type GraphStep } from './shared';
 
 /** The milliseconds of a duration; undefined when it is not a non-negative amount of a known unit. */
 export function durationMs(duration: unknown): number | undefined {
@@ -59,9 +29,4 @@ export function nextStep(graph: Graph, from: GraphStep, branch?: Branch): GraphS
   const plain = from.type === 'CONDITION' ? undefined : outgoing.find((transition) => transition.branch === null);
   const transition = labelled ?? plain;
   return transition && graph.steps.find((step) => step.id === transition.toStepId);
-}
-
-/** The Temporal workflow id of an execution. */
-export function executionWorkflowId(executionId: string): string {
-  return `wf-exec/${executionId}`;
 }

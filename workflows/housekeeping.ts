@@ -1,14 +1,13 @@
 import { continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { createHousekeepingActivities } from '../activities/housekeeping';
 
-/** The one housekeeping workflow's id; starting it again while it runs is refused. */
-export const HOUSEKEEPING_WORKFLOW_ID = 'housekeeping';
+type HousekeepingActivities = ReturnType<typeof createHousekeepingActivities>;
 
 /** Days one run covers before it continues as new, which keeps its history short. */
 export const HOUSEKEEPING_DAYS_PER_RUN = 30;
 
 /** A pass is a few indexed deletes; after five failed attempts the pass is skipped until tomorrow. */
-const { purgeExpiredRecords } = proxyActivities<Activities>({
+const { purgeExpiredRecords } = proxyActivities<HousekeepingActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
 });

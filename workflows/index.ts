@@ -1,4 +1,4 @@
-/** Every workflow the worker runs; the worker bundles this module. */
+/** Every workflow the worker runs; the worker bundles this module. Ids, inputs and signals: ./shared. */
 export * from './campaigns';
 export { runWorkflowExecution } from './contact-workflow';
 export * from './delivery';

@@ -1,26 +1,23 @@
 import { log, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { createSegmentActivities } from '../activities/segments';
+import type { RecomputeSummary, SegmentComputeResult } from './shared';
 
-/** The schedule that starts `recomputeTrackedSegments` every SEGMENT_RECOMPUTE_MINUTES. */
-export const SEGMENT_RECOMPUTE_SCHEDULE_ID = 'segment-recompute';
+type SegmentActivities = ReturnType<typeof createSegmentActivities>;
 
 /** How many tracked segments one listing returns; the recompute pages through all of them. */
 export const SEGMENT_LIST_BATCH_SIZE = 100;
 
 /** A computation moves contacts in pages of a few hundred milliseconds each and heartbeats after every page. */
-const { computeSegmentMembership } = proxyActivities<Activities>({
+const { computeSegmentMembership } = proxyActivities<SegmentActivities>({
   startToCloseTimeout: '2 hours',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 
-const { listTrackedSegments } = proxyActivities<Activities>({
+const { listTrackedSegments } = proxyActivities<SegmentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5 },
 });
-
-/** What a computation changed: contacts that entered and left, and the members stored now. */
-export type SegmentComputeResult = Awaited<ReturnType<Activities['computeSegmentMembership']>>;
 
 /** `segment/<segmentId>`: computes one tracked segment, firing its entry and exit events. */
 export async function computeSegment(segmentId: string): Promise<SegmentComputeResult> {
@@ -28,8 +25,8 @@ export async function computeSegment(segmentId: string): Promise<SegmentComputeR
 }
 
 /** The schedule's run: computes every tracked segment of every project; one that fails does not stop the others. */
-export async function recomputeTrackedSegments(): Promise<{ segments: number; failed: number; entered: number; exited: number }> {
-  const summary = { segments: 0, failed: 0, entered: 0, exited: 0 };
+export async function recomputeTrackedSegments(): Promise<RecomputeSummary> {
+  const summary: RecomputeSummary = { segments: 0, failed: 0, entered: 0, exited: 0 };
   let after: string | null = null;
   for (;;) {
     const ids: string[] = await listTrackedSegments({ after, limit: SEGMENT_LIST_BATCH_SIZE });

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { ExecutionRef } from '../../workflows/contact-workflow';
+import type { ExecutionRef } from '../../workflows/shared';
 import { assertWithinEmailLimit, BillingLimitExceededError } from '../billing/limits';
 import { findContact } from '../contacts/contacts-queries';
 import { assertVerifiedSender } from '../domains/sender-check';

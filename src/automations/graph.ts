@@ -1,4 +1,4 @@
-import type { GraphStep as EngineStep, GraphTransition } from '../../workflows/graph';
+import type { GraphStep as EngineStep, GraphTransition } from '../../workflows/shared';
 import type { StepType } from '../entities/workflow';
 import type { FieldError } from '../http/errors';
 

@@ -1,11 +1,10 @@
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runWorkflowExecution, type ExecutionInput } from '../../workflows/contact-workflow';
-import { executionWorkflowId, type Graph } from '../../workflows/graph';
-import { eventReceived, type ReceivedEvent } from '../../workflows/signals';
+import { runWorkflowExecution } from '../../workflows/contact-workflow';
+import { eventReceived, executionSummary, executionWorkflowId, type ExecutionInput, type Graph, type ReceivedEvent } from '../../workflows/shared';
 import { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
-import { forgetSearchAttributes, searchAttributesReady } from '../temporal/search-attributes';
+import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
 
 /** What the engine needs from the process that starts executions (API or worker). */
 export interface EngineDeps {
@@ -32,17 +31,18 @@ const GRPC_INVALID_ARGUMENT = 3;
 
 /**
  * The options that start `wf-exec/<executionId>`, with the search attributes `HeraldProjectId`,
- * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/temporal/search-attributes.ts).
+ * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/orchestration/search-attributes.ts).
  */
 export function executionStartOptions(
   input: ExecutionInput,
-  options: { taskQueue: string; searchAttributes: boolean; contactEmail: string },
+  options: { taskQueue: string; searchAttributes: boolean; contactEmail: string; automationName: string },
 ): WorkflowStartOptions<typeof runWorkflowExecution> {
   const keyword = (name: string, value: string) => ({ key: { name, type: 'KEYWORD' as const }, value });
   return {
     taskQueue: options.taskQueue,
     workflowId: executionWorkflowId(input.executionId),
     args: [input],
+    staticSummary: executionSummary(options.automationName, options.contactEmail),
     ...(options.searchAttributes
       ? {
           typedSearchAttributes: [
@@ -69,9 +69,9 @@ async function loadGraph(manager: EntityManager, workflowId: string): Promise<Gr
 }
 
 /** Starts the Temporal workflow; a server that refuses the search attributes gets the start again without them. */
-async function startWorkflow(deps: EngineDeps, input: ExecutionInput, contactEmail: string, searchAttributes: boolean): Promise<void> {
+async function startWorkflow(deps: EngineDeps, input: ExecutionInput, names: { contactEmail: string; automationName: string }, searchAttributes: boolean): Promise<void> {
   const start = (withAttributes: boolean) =>
-    deps.temporal.workflow.start(runWorkflowExecution, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, contactEmail }));
+    deps.temporal.workflow.start(runWorkflowExecution, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...names }));
   try {
     try {
       await start(searchAttributes);
@@ -136,8 +136,8 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
   const { projectId, workflowId, contactId } = input;
   const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
   return deps.dataSource.transaction(async (manager) => {
-    const [workflow]: { allow_reentry: boolean }[] = await manager.query(
-      'SELECT allow_reentry FROM workflows WHERE id = $1 AND project_id = $2 FOR SHARE',
+    const [workflow]: { allow_reentry: boolean; name: string }[] = await manager.query(
+      'SELECT allow_reentry, name FROM workflows WHERE id = $1 AND project_id = $2 FOR SHARE',
       [workflowId, projectId],
     );
     if (!workflow) throw notFound('Workflow');
@@ -170,7 +170,7 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
     };
-    await startWorkflow(deps, executionInput, contact.email, searchAttributes);
+    await startWorkflow(deps, executionInput, { contactEmail: contact.email, automationName: workflow.name }, searchAttributes);
     return manager.findOneByOrFail(WorkflowExecution, { id: row.id });
   });
 }

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { ExecutionRef } from '../../workflows/contact-workflow';
+import type { ExecutionRef } from '../../workflows/shared';
 import type { Config } from '../config';
 import { findContact } from '../contacts/contacts-queries';
 import { contactLinks } from '../contacts/links';

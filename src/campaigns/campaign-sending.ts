@@ -6,12 +6,11 @@ import { Email } from '../entities/email';
 import type { Campaign } from '../entities/campaign';
 import { ApiError } from '../http/errors';
 import { logger } from '../logger';
-import type { SendCampaignInput, sendCampaign } from '../../workflows/campaigns';
+import { sendCampaign } from '../../workflows/campaigns';
+import { deliverEmail } from '../../workflows/delivery';
+import { campaignSummary, campaignWorkflowId, emailSummary, emailWorkflowId, type SendCampaignInput } from '../../workflows/shared';
 import { findCampaign, saveCampaign, stopCampaign } from './campaign-queries';
 import { ACTIVE, assertSendable, invalidState } from './campaigns-service';
-
-/** The id of a campaign's workflow. */
-export const campaignWorkflowId = (campaignId: string) => `campaign/${campaignId}`;
 
 /** What `POST /campaigns/{id}/send` answers. */
 export interface SendOutcome {
@@ -49,7 +48,7 @@ export class CampaignSending {
       campaign.scheduledFor = scheduledFor;
       campaign.stoppedReason = null;
       const saved = await saveCampaign(manager, campaign);
-      await this.startWorkflow({ campaignId: id, scheduledFor: later ? scheduledFor.toISOString() : null });
+      await this.startWorkflow({ campaignId: id, scheduledFor: later ? scheduledFor.toISOString() : null }, campaign.name);
       return { campaign: saved, message: later ? `Campaign scheduled for ${scheduledFor.toISOString()}` : 'Campaign is being sent' };
     });
   }
@@ -107,7 +106,7 @@ export class CampaignSending {
       );
       await assertWithinEmailLimit(manager, projectId, 1);
       await client.workflow
-        .start('deliverEmail', { taskQueue: this.taskQueue, workflowId: `email/${email.id}`, args: [email.id] })
+        .start(deliverEmail, { taskQueue: this.taskQueue, workflowId: emailWorkflowId(email.id), args: [email.id], staticSummary: emailSummary(email.toEmail, email.subject) })
         .catch((err: unknown) => {
           throw unavailable(err);
         });
@@ -118,10 +117,15 @@ export class CampaignSending {
    * Starts `campaign/<id>`. A run that is still open can only be left by a send whose
    * transaction never committed (the campaign is still DRAFT): it is replaced.
    */
-  private async startWorkflow(input: SendCampaignInput): Promise<void> {
+  private async startWorkflow(input: SendCampaignInput, campaignName: string): Promise<void> {
     const client = this.client();
-    const options = { taskQueue: this.taskQueue, workflowId: campaignWorkflowId(input.campaignId), args: [input] as [SendCampaignInput] };
-    const start = () => client.workflow.start<typeof sendCampaign>('sendCampaign', options);
+    const options = {
+      taskQueue: this.taskQueue,
+      workflowId: campaignWorkflowId(input.campaignId),
+      args: [input] as [SendCampaignInput],
+      staticSummary: campaignSummary(campaignName, input.scheduledFor),
+    };
+    const start = () => client.workflow.start(sendCampaign, options);
     try {
       await start().catch(async (err: unknown) => {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

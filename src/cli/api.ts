@@ -5,7 +5,7 @@ import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
 import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
-import { connectTemporal } from '../temporal/client';
+import { connectTemporal } from '../orchestration/client';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
 runMain('Herald API', async (shutdown) => {

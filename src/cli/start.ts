@@ -7,11 +7,11 @@ import { listen } from '../runtime/http-server';
 import { acquireDatabase, acquireTemporal } from '../runtime/infrastructure';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
-import { connectTemporal } from '../temporal/client';
-import { ensureDomainCheckSchedule } from '../temporal/domain-check';
-import { ensureEventRedelivery } from '../temporal/event-redelivery';
-import { ensureHousekeeping } from '../temporal/housekeeping';
-import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
+import { connectTemporal } from '../orchestration/client';
+import { ensureDomainCheckSchedule } from '../orchestration/domain-check';
+import { ensureEventRedelivery } from '../orchestration/event-redelivery';
+import { ensureHousekeeping } from '../orchestration/housekeeping';
+import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {

@@ -4,11 +4,11 @@ import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
 import { runMain } from '../runtime/shutdown';
 import { runWorker } from '../runtime/worker-runner';
-import { connectTemporal } from '../temporal/client';
-import { ensureDomainCheckSchedule } from '../temporal/domain-check';
-import { ensureEventRedelivery } from '../temporal/event-redelivery';
-import { ensureHousekeeping } from '../temporal/housekeeping';
-import { ensureSegmentRecomputeSchedule } from '../temporal/segment-recompute';
+import { connectTemporal } from '../orchestration/client';
+import { ensureDomainCheckSchedule } from '../orchestration/domain-check';
+import { ensureEventRedelivery } from '../orchestration/event-redelivery';
+import { ensureHousekeeping } from '../orchestration/housekeeping';
+import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {

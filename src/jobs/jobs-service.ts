@@ -4,6 +4,8 @@ import { Job, JobUpload, type JobType } from '../entities/job';
 import { ApiError, notFound, validationError } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { CsvError, readColumns } from './csv';
+import { bulkContacts, importContacts } from '../../workflows/jobs';
+import { jobSummary, jobWorkflowId } from '../../workflows/shared';
 
 /** A job as the API shows it. */
 export function jobView(job: Job) {
@@ -22,9 +24,6 @@ export function jobView(job: Job) {
 }
 
 export type BulkType = Exclude<JobType, 'IMPORT'>;
-
-/** The id of a job's workflow: `import/<jobId>` or `bulk/<jobId>`. */
-export const jobWorkflowId = (job: { id: string; type: JobType }) => `${job.type === 'IMPORT' ? 'import' : 'bulk'}/${job.id}`;
 
 /** Queues imports and bulk operations as durable workflows (`import/<jobId>`, `bulk/<jobId>`) and reports on them. */
 export class JobsService {
@@ -47,7 +46,7 @@ export class JobsService {
       await manager.insert(JobUpload, { jobId: created.id, filename, content });
       return created;
     });
-    await this.start('importContacts', jobWorkflowId(job), job);
+    await this.start(importContacts, job, jobSummary('IMPORT', { filename, bytes: content.length }));
     return { jobId: job.id };
   }
 
@@ -55,7 +54,7 @@ export class JobsService {
   async queueBulk(projectId: string, type: BulkType, contactIds: string[]): Promise<{ jobId: string }> {
     const ids = [...new Set(contactIds)];
     const job = await this.dataSource.getRepository(Job).save(this.newJob(projectId, type, ids.length, { contactIds: ids }));
-    await this.start('bulkContacts', jobWorkflowId(job), job);
+    await this.start(bulkContacts, job, jobSummary(type, { contacts: ids.length }));
     return { jobId: job.id };
   }
 
@@ -71,10 +70,10 @@ export class JobsService {
   }
 
   /** Starts the job's workflow; if Temporal cannot take it, the job is marked FAILED and the caller told. */
-  private async start(workflowType: string, workflowId: string, job: Job): Promise<void> {
+  private async start(workflow: typeof importContacts | typeof bulkContacts, job: Job, staticSummary: string): Promise<void> {
     try {
       if (!this.temporal) throw new Error('no Temporal client');
-      await this.temporal.workflow.start(workflowType, { taskQueue: this.taskQueue, workflowId, args: [job.id] });
+      await this.temporal.workflow.start(workflow, { taskQueue: this.taskQueue, workflowId: jobWorkflowId(job), args: [job.id], staticSummary });
     } catch (err) {
       await this.dataSource.getRepository(Job).update(
         { id: job.id },

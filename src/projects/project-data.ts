@@ -1,11 +1,9 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { EntityManager } from 'typeorm';
-import { campaignWorkflowId } from '../campaigns/campaign-sending';
 import type { JobType } from '../entities/job';
-import { jobWorkflowId } from '../jobs/jobs-service';
 import { logger } from '../logger';
 import { inPool } from '../automations/pool';
-import { executionWorkflowId } from '../../workflows/graph';
+import { campaignWorkflowId, executionWorkflowId, jobWorkflowId } from '../../workflows/shared';
 
 /**
  * Tables holding a project's own data, in an order that respects foreign keys (deleting a

@@ -4,7 +4,7 @@ import { embeddedPostgresPassword, type Config } from '../config';
 import { openDatabase } from '../db/data-source';
 import { embeddedUrl, startEmbeddedPostgres } from '../db/embedded';
 import { logger } from '../logger';
-import { HERALD_SEARCH_ATTRIBUTES } from '../temporal/search-attributes';
+import { HERALD_SEARCH_ATTRIBUTES } from '../orchestration/search-attributes';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer } from '../../temporal/dev-server';
 import { startTestServer } from '../../temporal/test-server';

@@ -2,8 +2,8 @@ import { NativeConnection } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { AppDeps } from '../composition';
 import { logger } from '../logger';
-import { routeTemporalLogs } from '../temporal/logging';
-import { createWorker } from '../temporal/worker';
+import { routeTemporalLogs } from '../orchestration/logging';
+import { createWorker } from '../orchestration/worker';
 import type { Shutdown } from './shutdown';
 
 /** Connects a worker to Temporal and runs it until shutdown; a worker that dies stops the process. */
@@ -16,6 +16,7 @@ export async function runWorker(core: AppDeps, address: string, shutdown: Shutdo
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
+    workflowBundle: config.workflowBundle,
     activities: createActivities(core),
   });
   const running = worker.run();

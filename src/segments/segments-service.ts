@@ -8,6 +8,8 @@ import { ApiError, badRequest, conflict } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { membershipEvents, type ComputeResult } from './membership';
 import * as queries from './segments-queries';
+import { computeSegment } from '../../workflows/segments';
+import { segmentSummary, segmentWorkflowId } from '../../workflows/shared';
 
 /** A segment as the API shows it. */
 export function segmentView(segment: Segment) {
@@ -43,9 +45,6 @@ export interface MembersInput {
   createMissing?: boolean;
   subscribed?: boolean;
 }
-
-/** The Temporal workflow id of a segment's computation. */
-export const segmentWorkflowId = (segmentId: string) => `segment/${segmentId}`;
 
 /**
  * Segments of a project: DYNAMIC ones are a condition evaluated live, STATIC ones a stored list.
@@ -186,11 +185,11 @@ export class SegmentsService {
     if (!this.temporal) throw unavailable();
     const workflowId = segmentWorkflowId(id);
     try {
-      const handle = await this.temporal.workflow.start('computeSegment', { taskQueue: this.taskQueue, workflowId, args: [id] });
-      return (await handle.result()) as ComputeResult;
+      const handle = await this.temporal.workflow.start(computeSegment, { taskQueue: this.taskQueue, workflowId, args: [id], staticSummary: segmentSummary(segment.name) });
+      return await handle.result();
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-      return (await this.temporal.workflow.getHandle(workflowId).result()) as ComputeResult;
+      return await this.temporal.workflow.getHandle<typeof computeSegment>(workflowId).result();
     }
   }
 

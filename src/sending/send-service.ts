@@ -14,6 +14,8 @@ import { storeContent } from './email-contents';
 import type { Recipient, SendRequest } from './send-request';
 import { findProjectTemplate, insertEmail } from './send-queries';
 import { isSuppressed } from './suppressions';
+import { deliverEmail } from '../../workflows/delivery';
+import { emailSummary, emailWorkflowId } from '../../workflows/shared';
 
 /** What `/v1/send` answers for one recipient. */
 export interface SentRecipient {
@@ -63,7 +65,7 @@ export class SendService {
       // Before the workflows start: waiting for the cap's lock must never stretch the time a
       // started workflow waits for its record to commit.
       if (queued.length > 0) await assertWithinEmailLimit(tx.manager, projectId, queued.length);
-      for (const email of queued) await this.startDelivery(email.id);
+      for (const email of queued) await this.startDelivery(email);
       return emails.map((email, i) => ({
         contact: { id: contacts[i].id, email: contacts[i].email },
         email: email.id,
@@ -131,10 +133,15 @@ export class SendService {
    * stored; if the commit fails, the workflow finds no record and ends (delivery retries a
    * missing record a few times, then gives up as MISSING without sending).
    */
-  private async startDelivery(emailId: string): Promise<void> {
+  private async startDelivery(email: Email): Promise<void> {
     if (!this.temporal) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly');
     try {
-      await this.temporal.workflow.start('deliverEmail', { taskQueue: this.taskQueue, workflowId: `email/${emailId}`, args: [emailId] });
+      await this.temporal.workflow.start(deliverEmail, {
+        taskQueue: this.taskQueue,
+        workflowId: emailWorkflowId(email.id),
+        args: [email.id],
+        staticSummary: emailSummary(email.toEmail, email.subject),
+      });
     } catch (err) {
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly', {
         details: { reason: (err as Error).message },

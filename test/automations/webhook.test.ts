@@ -13,7 +13,7 @@ import { createMailer } from '../../src/mailer';
 import { Delivery } from '../../src/sending/delivery';
 import { PermanentStepError } from '../../src/automations/errors';
 import { sendWebhook, WebhookRetryableError } from '../../src/automations/webhook-client';
-import type { ExecutionRef } from '../../workflows/contact-workflow';
+import type { ExecutionRef } from '../../workflows/shared';
 import { createContact, createProject, createWorkflow } from './fixtures';
 
 const silent = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

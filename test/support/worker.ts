@@ -6,8 +6,8 @@ import { loadConfig } from '../../src/config';
 import { composeCore } from '../../src/composition';
 import type { EventDispatcher } from '../../src/events/dispatcher';
 import { logger } from '../../src/logger';
-import { routeTemporalLogs } from '../../src/temporal/logging';
-import { createWorker } from '../../src/temporal/worker';
+import { routeTemporalLogs } from '../../src/orchestration/logging';
+import { createWorker } from '../../src/orchestration/worker';
 
 /** The address of the Temporal test server the global setup started. */
 export function testTemporalAddress(): string {

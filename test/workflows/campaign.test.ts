@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { BatchRequest, BatchResult, SendingPlan } from '../../src/campaigns/campaign-runner';
-import { sendCampaign, type SendCampaignInput } from '../../workflows/campaigns';
-import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
+import { sendCampaign } from '../../workflows/campaigns';
+import { campaignWorkflowId, type SendCampaignInput } from '../../workflows/shared';
+import { useTimeSkipping } from '../support/temporal';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -23,23 +22,12 @@ function mockActivities(audience: number, batchSize: number) {
 }
 
 describe('sendCampaign workflow', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundleWithSourceMap;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflows();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const temporal = useTimeSkipping();
 
   async function run(activities: ReturnType<typeof mockActivities>, input: Omit<SendCampaignInput, 'campaignId'>, during: (workflowId: string) => Promise<void> = async () => undefined) {
-    const taskQueue = `campaign-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
-    const workflowId = `campaign/${randomUUID()}`;
-    return worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(sendCampaign, { workflowId, taskQueue, args: [{ campaignId: 'campaign-1', ...input }] });
+    const workflowId = campaignWorkflowId(randomUUID());
+    return temporal.withWorker(activities, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(sendCampaign, { workflowId, taskQueue, args: [{ campaignId: 'campaign-1', ...input }] });
       await during(workflowId);
       const outcome = await handle.result().then(
         (value) => ({ value, error: undefined }),
@@ -51,7 +39,7 @@ describe('sendCampaign workflow', () => {
 
   it('waits 3 days of simulated time for a scheduled send, then sends every batch and finishes', async () => {
     const activities = mockActivities(5, 2);
-    const scheduledFor = new Date((await env.currentTimeMs()) + 3 * DAY).toISOString();
+    const scheduledFor = new Date((await temporal.env.currentTimeMs()) + 3 * DAY).toISOString();
     const { outcome, handle } = await run(activities, { scheduledFor });
     expect(outcome.value).toBe('SENT');
     const description = await handle.describe();
@@ -64,10 +52,10 @@ describe('sendCampaign workflow', () => {
 
   it('sends nothing when cancelled during the timer, and records the stop', async () => {
     const activities = mockActivities(5, 2);
-    const scheduledFor = new Date((await env.currentTimeMs()) + 3 * DAY).toISOString();
+    const scheduledFor = new Date((await temporal.env.currentTimeMs()) + 3 * DAY).toISOString();
     const { outcome } = await run(activities, { scheduledFor }, async (workflowId) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
-      await env.client.workflow.getHandle(workflowId).cancel();
+      await temporal.env.client.workflow.getHandle(workflowId).cancel();
     });
     expect(outcome.error).toBeDefined();
     expect(activities.beginCampaign).not.toHaveBeenCalled();
@@ -84,7 +72,7 @@ describe('sendCampaign workflow', () => {
     const requests = activities.sendCampaignBatch.mock.calls.map(([request]) => request);
     expect(requests.map((request) => request.afterContactId)).toEqual([null, 'c02', 'c04', 'c06', 'c08']);
     expect(new Set(requests.map((request) => request.audienceAsOf))).toEqual(new Set(['2025-01-01T00:00:00.000Z']));
-    const first = await env.client.workflow.getHandle(handle.workflowId, firstRunId).describe();
+    const first = await temporal.env.client.workflow.getHandle(handle.workflowId, firstRunId).describe();
     expect(first.status.name).toBe('CONTINUED_AS_NEW');
     expect(activities.finishCampaign).toHaveBeenCalledTimes(1);
   });

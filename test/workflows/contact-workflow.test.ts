@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { StepType } from '../../src/entities/workflow';
-import { runWorkflowExecution, type ExecutionInput, type ExecutionRef } from '../../workflows/contact-workflow';
-import type { Graph, GraphStep, GraphTransition } from '../../workflows/graph';
-import { eventReceived } from '../../workflows/signals';
-import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
+import { runWorkflowExecution } from '../../workflows/contact-workflow';
+import { eventReceived, executionWorkflowId, type ExecutionInput, type ExecutionRef, type Graph, type GraphStep, type GraphTransition } from '../../workflows/shared';
+import { useTimeSkipping } from '../support/temporal';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -35,21 +33,10 @@ function mockActivities(env: TestWorkflowEnvironment) {
 type Mocks = ReturnType<typeof mockActivities>;
 
 describe('runWorkflowExecution workflow', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundleWithSourceMap;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflows();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const temporal = useTimeSkipping();
 
   /** Runs one execution over the graph; `during` acts on it (signal, cancel) before the test waits for its end. */
   async function run(mocks: Mocks, graph: Graph, during: (workflowId: string) => Promise<void> = async () => undefined) {
-    const taskQueue = `wf-exec-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: mocks.activities });
     const input: ExecutionInput = {
       executionId: randomUUID(),
       projectId: 'project-1',
@@ -60,10 +47,10 @@ describe('runWorkflowExecution workflow', () => {
       eventData: { source: 'ads' },
       graph,
     };
-    const workflowId = `wf-exec/${input.executionId}`;
-    return worker.runUntil(async () => {
-      const startedAt = await env.currentTimeMs();
-      const handle = await env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+    const workflowId = executionWorkflowId(input.executionId);
+    return temporal.withWorker(mocks.activities, async (taskQueue) => {
+      const startedAt = await temporal.env.currentTimeMs();
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
       await during(workflowId);
       const outcome = await handle.result().then(
         (value) => ({ value, error: undefined }),
@@ -82,7 +69,7 @@ describe('runWorkflowExecution workflow', () => {
   }
 
   it('sleeps a 3-day DELAY as WAITING, then sends the email as RUNNING and completes', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, input, startedAt } = await run(mocks, {
       steps: [step('delay', 'DELAY', { amount: 3, unit: 'days' }), step('send', 'SEND_EMAIL', { templateId: 'template-1' })],
       transitions: [edge('delay', 'send')],
@@ -102,7 +89,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('times out a WAIT_FOR_EVENT after 2 days and, without branches, follows its plain transition', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, startedAt } = await run(mocks, {
       steps: [step('wait', 'WAIT_FOR_EVENT', { eventName: 'purchase', timeout: { amount: 2, unit: 'days' } }), step('send', 'SEND_EMAIL')],
       transitions: [edge('wait', 'send')],
@@ -113,7 +100,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('takes the no branch of a WAIT_FOR_EVENT when the timeout passes first', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome } = await run(mocks, {
       steps: [step('wait', 'WAIT_FOR_EVENT', { eventName: 'purchase', timeout: { amount: 2, unit: 'days' } }), step('thanks', 'SEND_EMAIL'), step('nudge', 'SEND_EMAIL')],
       transitions: [edge('wait', 'thanks', 'yes'), edge('wait', 'nudge', 'no')],
@@ -123,7 +110,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('takes the yes branch of a WAIT_FOR_EVENT when the event is signalled, ignoring other events', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, startedAt } = await run(
       mocks,
       {
@@ -132,7 +119,7 @@ describe('runWorkflowExecution workflow', () => {
       },
       async (workflowId) => {
         await reached(mocks, 'wait');
-        const handle = env.client.workflow.getHandle(workflowId);
+        const handle = temporal.env.client.workflow.getHandle(workflowId);
         await handle.signal(eventReceived, { name: 'pageview', data: {} });
         await handle.signal(eventReceived, { name: 'purchase', data: { amount: 42 } });
       },
@@ -143,7 +130,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('follows the yes branch of a CONDITION, evaluated with the triggering event', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const condition = { logic: 'AND', groups: [{ filters: [{ field: 'event.data.source', operator: 'equals', value: 'ads' }] }] };
     const { outcome } = await run(mocks, {
       steps: [step('check', 'CONDITION', { condition }), step('yes', 'SEND_EMAIL'), step('no', 'SEND_EMAIL')],
@@ -155,7 +142,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('ends COMPLETED when a CONDITION takes a branch that has no transition', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     mocks.activities.evaluateCondition.mockResolvedValue(false);
     const { outcome, input } = await run(mocks, {
       steps: [step('check', 'CONDITION', { condition: { logic: 'AND', groups: [] } }), step('yes', 'SEND_EMAIL')],
@@ -167,7 +154,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('records CANCELLED and sends nothing when cancelled during a DELAY', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, input } = await run(
       mocks,
       {
@@ -176,7 +163,7 @@ describe('runWorkflowExecution workflow', () => {
       },
       async (workflowId) => {
         await reached(mocks, 'delay');
-        await env.client.workflow.getHandle(workflowId).cancel();
+        await temporal.env.client.workflow.getHandle(workflowId).cancel();
       },
     );
     expect(outcome.error).toBeDefined();
@@ -185,7 +172,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('records FAILED with the reason when a step fails for good, without retrying it', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     mocks.activities.sendWorkflowEmail.mockRejectedValue(
       ApplicationFailure.create({ message: 'The sender domain example.com is not verified', type: 'PermanentStepError', nonRetryable: true }),
     );
@@ -200,7 +187,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('runs WEBHOOK and UPDATE_CONTACT steps, then stops at EXIT as EXITED', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, input } = await run(mocks, {
       steps: [
         step('hook', 'WEBHOOK', { url: 'https://hooks.example.com/x' }),
@@ -218,7 +205,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('stops without finishing when its record already ended (cancelled through the API)', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     mocks.activities.recordExecutionStep.mockResolvedValue(false);
     const { outcome } = await run(mocks, { steps: [step('send', 'SEND_EMAIL')], transitions: [] });
     expect(outcome.value).toBe('STOPPED');
@@ -227,7 +214,7 @@ describe('runWorkflowExecution workflow', () => {
   });
 
   it('fails a step with an unusable config, naming the step', async () => {
-    const mocks = mockActivities(env);
+    const mocks = mockActivities(temporal.env);
     const { outcome, input } = await run(mocks, { steps: [step('delay', 'DELAY', { amount: 3, unit: 'fortnights' })], transitions: [] });
     expect(outcome.error).toBeDefined();
     expect(mocks.activities.finishExecution.mock.calls).toEqual([

@@ -1,30 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { deliverEmail } from '../../workflows/delivery';
-import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
+import { emailWorkflowId } from '../../workflows/shared';
+import { useTimeSkipping } from '../support/temporal';
 
 
 describe('deliverEmail workflow', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundleWithSourceMap;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflows();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const temporal = useTimeSkipping();
 
   async function run(deliver: (emailId: string) => Promise<string>, during: (workflowId: string) => Promise<void>) {
     const markEmailFailed = jest.fn(async (_emailId: string, _reason: string) => undefined);
-    const taskQueue = `delivery-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { deliver, markEmailFailed } });
-    const workflowId = `email/${randomUUID()}`;
-    const outcome = await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(deliverEmail, { workflowId, taskQueue, args: ['email-1'] });
+    const workflowId = emailWorkflowId(randomUUID());
+    const outcome = await temporal.withWorker({ deliver, markEmailFailed }, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(deliverEmail, { workflowId, taskQueue, args: ['email-1'] });
       await during(workflowId);
       return handle.result().then(
         (value) => ({ value, error: undefined }),
@@ -68,7 +56,7 @@ describe('deliverEmail workflow', () => {
       }),
       async (workflowId) => {
         await deliveryStarted;
-        await env.client.workflow.getHandle(workflowId).cancel();
+        await temporal.env.client.workflow.getHandle(workflowId).cancel();
         release();
       },
     );

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createDomainActivities } from '../../activities/domains';
 import { loadConfig } from '../../src/config';
 import { createDomainsService, type DomainBatchResult } from '../../src/domains/domains-service';
@@ -9,18 +8,9 @@ import { checkPendingDomains, DOMAIN_CHECK_BATCH_SIZE } from '../../workflows/do
 import { DnsTestServer } from '../support/dns-server';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 import { SesServer } from '../support/ses-server';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { useTimeSkipping } from '../support/temporal';
 
-const workflowsPath = require.resolve('../../workflows');
-
-let env: TestWorkflowEnvironment;
-
-beforeAll(async () => {
-  env = await createTimeSkippingEnv();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
+const temporal = useTimeSkipping();
 
 describe('checkPendingDomains workflow', () => {
   it('pages through the pending domains batch by batch and sums what they found', async () => {
@@ -30,11 +20,8 @@ describe('checkPendingDomains workflow', () => {
       { checked: 7, verified: 1, lapsed: 1, next: null },
     ];
     const checkPendingDomainBatch = jest.fn(async (_input: { after: string | null; limit: number }) => pages.shift()!);
-    const taskQueue = `domain-check-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities: { checkPendingDomainBatch } });
-
-    const summary = await worker.runUntil(
-      env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
+    const summary = await temporal.withWorker({ checkPendingDomainBatch }, (taskQueue) =>
+      temporal.env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
     );
 
     expect(summary).toEqual({ checked: 2 * DOMAIN_CHECK_BATCH_SIZE + 7, verified: 4, lapsed: 3 });
@@ -51,11 +38,8 @@ describe('checkPendingDomains workflow', () => {
       if (after === 'domain-50' && ++attempts === 1) throw new Error('database unavailable');
       return after === null ? { checked: 50, verified: 0, lapsed: 0, next: 'domain-50' } : { checked: 2, verified: 2, lapsed: 0, next: null };
     });
-    const taskQueue = `domain-check-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities: { checkPendingDomainBatch } });
-
-    const summary = await worker.runUntil(
-      env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
+    const summary = await temporal.withWorker({ checkPendingDomainBatch }, (taskQueue) =>
+      temporal.env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue }),
     );
 
     expect(summary).toEqual({ checked: 52, verified: 2, lapsed: 0 });
@@ -126,12 +110,10 @@ describe('checkPendingDomainBatch activity', () => {
   it('runs inside the workflow on the time-skipping server and verifies a domain once its records are published', async () => {
     const domains = createDomainsService(config(), database.dataSource);
     const late = await domains.add(projectId, 'late.test');
-    const taskQueue = `domain-check-${randomUUID()}`;
     const activities = createDomainActivities({ dataSource: database.dataSource, config: config() });
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowsPath, activities });
-    const run = () => env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue });
 
-    await worker.runUntil(async () => {
+    await temporal.withWorker(activities, async (taskQueue) => {
+      const run = () => temporal.env.client.workflow.execute(checkPendingDomains, { workflowId: `domain-check-${randomUUID()}`, taskQueue });
       expect((await run()).verified).toBe(0);
       publish(late.records);
       const summary = await run();

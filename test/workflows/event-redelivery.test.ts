@@ -1,30 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { RedeliveryResult } from '../../src/events/redelivery';
 import { eventRedelivery } from '../../workflows/event-redelivery';
-import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
+import { useTimeSkipping } from '../support/temporal';
 
 type PassResult = RedeliveryResult & { more: boolean };
 const pass = (more: boolean, failed = 0): PassResult => ({ delivered: more ? 100 : 1, failed, abandoned: 0, more });
 
 describe('event-redelivery workflow', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundleWithSourceMap;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflows();
-  });
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const temporal = useTimeSkipping();
 
   async function run(redeliverEvents: () => Promise<PassResult>, check: () => Promise<void>) {
-    const taskQueue = `event-redelivery-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { redeliverEvents } });
-    await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(eventRedelivery, { workflowId: `event-redelivery-${randomUUID()}`, taskQueue });
+    await temporal.withWorker({ redeliverEvents }, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(eventRedelivery, { workflowId: `event-redelivery-${randomUUID()}`, taskQueue });
       await check();
       expect((await handle.describe()).status.name).toBe('RUNNING');
       await handle.terminate('test finished');
@@ -35,11 +22,11 @@ describe('event-redelivery workflow', () => {
     const results = [pass(true), pass(true), pass(false)];
     const redeliverEvents = jest.fn(async () => results.shift() ?? pass(false));
     await run(redeliverEvents, async () => {
-      await env.sleep('5 seconds');
+      await temporal.env.sleep('5 seconds');
       expect(redeliverEvents).toHaveBeenCalledTimes(3);
-      await env.sleep('15 seconds');
+      await temporal.env.sleep('15 seconds');
       expect(redeliverEvents).toHaveBeenCalledTimes(4);
-      await env.sleep('30 seconds');
+      await temporal.env.sleep('30 seconds');
       expect(redeliverEvents).toHaveBeenCalledTimes(6);
     });
   });
@@ -51,7 +38,7 @@ describe('event-redelivery workflow', () => {
       return pass(false);
     });
     await run(redeliverEvents, async () => {
-      await env.sleep('1 minute');
+      await temporal.env.sleep('1 minute');
       // Three failed attempts (the retry policy's maximum), then a pass every 15 seconds.
       expect(redeliverEvents.mock.calls.length).toBeGreaterThanOrEqual(5);
     });

@@ -1,34 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createHousekeepingActivities, type PurgeResult } from '../../activities/housekeeping';
 import { HOUSEKEEPING_DAYS_PER_RUN, housekeeping } from '../../workflows/housekeeping';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
-import { bundleWorkflows, createTimeSkippingEnv } from '../support/temporal';
+import { useTimeSkipping } from '../support/temporal';
 
 describe('housekeeping workflow', () => {
-  let env: TestWorkflowEnvironment;
-  let workflowBundle: WorkflowBundleWithSourceMap;
-
-  beforeAll(async () => {
-    env = await createTimeSkippingEnv();
-    workflowBundle = await bundleWorkflows();
-  });
-
-  afterAll(async () => {
-    await env?.teardown();
-  });
+  const temporal = useTimeSkipping();
 
   it('purges once a day and continues as new after 30 days, in seconds of wall time', async () => {
     const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 }));
-    const taskQueue = `housekeeping-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
-
-    await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
+    await temporal.withWorker({ purgeExpiredRecords }, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
       const started = Date.now();
-      await env.sleep(`${HOUSEKEEPING_DAYS_PER_RUN} days`);
-      await env.sleep('12 hours');
+      await temporal.env.sleep(`${HOUSEKEEPING_DAYS_PER_RUN} days`);
+      await temporal.env.sleep('12 hours');
       console.log(`housekeeping: ${HOUSEKEEPING_DAYS_PER_RUN}.5 simulated days took ${Date.now() - started} ms of wall time`);
 
       // One pass at the start of each day 0..29 in the first run, then day 30 opens the second run.
@@ -36,7 +22,7 @@ describe('housekeeping workflow', () => {
       const latest = await handle.describe();
       expect(latest.runId).not.toBe(handle.firstExecutionRunId);
       expect(latest.status.name).toBe('RUNNING');
-      const first = await env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+      const first = await temporal.env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
       expect(first.status.name).toBe('CONTINUED_AS_NEW');
       await handle.terminate('test finished');
     });
@@ -48,13 +34,10 @@ describe('housekeeping workflow', () => {
       if (++attempts <= 5) throw new Error('database unavailable');
       return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 };
     });
-    const taskQueue = `housekeeping-${randomUUID()}`;
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { purgeExpiredRecords } });
-
-    await worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
-      await env.sleep('1 day');
-      await env.sleep('1 hour');
+    await temporal.withWorker({ purgeExpiredRecords }, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
+      await temporal.env.sleep('1 day');
+      await temporal.env.sleep('1 hour');
       // Five failed attempts on day 0 (the retry policy's maximum), one successful pass on day 1.
       expect(purgeExpiredRecords).toHaveBeenCalledTimes(6);
       expect((await handle.describe()).status.name).toBe('RUNNING');

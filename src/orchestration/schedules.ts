@@ -1,4 +1,4 @@
-import { isGrpcServiceError, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { isGrpcServiceError, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Workflow } from '@temporalio/client';
 import { logger } from '../logger';
 
 const GRPC_UNIMPLEMENTED = 12;
@@ -7,7 +7,10 @@ const GRPC_UNIMPLEMENTED = 12;
 export interface IntervalSchedule {
   scheduleId: string;
   everyMinutes: number;
-  workflowType: string;
+  /** The workflow function each run starts, by reference. */
+  workflow: Workflow;
+  /** The one line the Temporal UI shows for the schedule's runs. */
+  summary: string;
   taskQueue: string;
   /** What is lost on a Temporal server without Schedules, logged as a warning. */
   withoutSchedules: string;
@@ -24,7 +27,13 @@ export async function ensureIntervalSchedule(client: Client, schedule: IntervalS
     await client.schedule.create({
       scheduleId: schedule.scheduleId,
       spec,
-      action: { type: 'startWorkflow', workflowType: schedule.workflowType, workflowId: schedule.scheduleId, taskQueue: schedule.taskQueue },
+      action: {
+        type: 'startWorkflow',
+        workflowType: schedule.workflow,
+        workflowId: schedule.scheduleId,
+        taskQueue: schedule.taskQueue,
+        staticSummary: schedule.summary,
+      },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     });
   } catch (err) {

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { SEGMENT_RECOMPUTE_SCHEDULE_ID } from '../../workflows/segments';
+import { recomputeTrackedSegments } from '../../workflows/segments';
+import { SEGMENT_RECOMPUTE_SCHEDULE_ID } from '../../workflows/shared';
 import { ensureIntervalSchedule } from './schedules';
 
 /**
@@ -11,7 +12,8 @@ export async function ensureSegmentRecomputeSchedule(client: Client, taskQueue: 
   await ensureIntervalSchedule(client, {
     scheduleId: SEGMENT_RECOMPUTE_SCHEDULE_ID,
     everyMinutes: minutes,
-    workflowType: 'recomputeTrackedSegments',
+    workflow: recomputeTrackedSegments,
+    summary: 'Recompute every tracked segment',
     taskQueue,
     withoutSchedules:
       'This Temporal server has no Schedules: tracked segments are recomputed only per changed contact and by POST /segments/{id}/compute',

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { DOMAIN_CHECK_SCHEDULE_ID } from '../../workflows/domains';
+import { checkPendingDomains } from '../../workflows/domains';
+import { DOMAIN_CHECK_SCHEDULE_ID } from '../../workflows/shared';
 import { ensureIntervalSchedule } from './schedules';
 
 /**
@@ -11,7 +12,8 @@ export async function ensureDomainCheckSchedule(client: Client, taskQueue: strin
   await ensureIntervalSchedule(client, {
     scheduleId: DOMAIN_CHECK_SCHEDULE_ID,
     everyMinutes: 5,
-    workflowType: 'checkPendingDomains',
+    workflow: checkPendingDomains,
+    summary: 'Check pending domains over DNS',
     taskQueue,
     withoutSchedules: 'This Temporal server has no Schedules: pending domains are checked only by GET /domains/{id}/verify',
   });

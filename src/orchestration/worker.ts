@@ -1,0 +1,29 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import { logger } from '../logger';
+import { workflowCode, type WorkflowBundleMode } from './workflow-bundle';
+
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: Activities;
+  /** Workflows kept in memory between tasks (the SDK's default when unset); 0 turns off sticky execution. */
+  maxCachedWorkflows?: number;
+  /** Where the workflow code comes from (WORKFLOW_BUNDLE); `auto` when unset. */
+  workflowBundle?: WorkflowBundleMode;
+}
+
+/** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now) and the given activities; call run() to poll. */
+export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
+  const code = workflowCode(options.workflowBundle ?? 'auto');
+  logger.info('workflowBundle' in code ? `Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}` : 'Worker bundles the workflows at start');
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...code,
+    activities: options.activities,
+    ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
+  });
+}
