@@ -1,4 +1,11 @@
-/** Every workflow the worker runs; the worker bundles this module. Ids, inputs and signals: ./shared. */
+/**
+ * Every workflow the worker runs; the worker bundles this module. Ids, inputs and signals: ./shared.
+ *
+ * Executions in flight replay their history on the code deployed now: a change that issues
+ * other commands (activities, timers, their order or number) goes behind
+ * `patched('<workflow>-<change>')`, then `deprecatePatch` once no older execution runs
+ * (README, "Changing workflow code with executions in flight"; test/workflows/patching.test.ts).
+ */
 export * from './campaigns';
 export { runWorkflowExecution } from './contact-workflow';
 export * from './delivery';
