@@ -1,7 +1,7 @@
 import { Equals, IsIn, IsInt, IsString, IsUrl, Length, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { Type } from 'class-transformer';
-import { IsDateTime, Nullable, Optional } from '../http/validate';
+import { IsDateTime, Nullable, NullableDateTime, Optional } from '../http/validate';
 
 const WEB_URL = { protocols: ['http', 'https'], require_protocol: true, require_tld: false };
 
@@ -38,7 +38,7 @@ export class BillingPortalSession {
 export class Invoice {
   @IsString() id!: string;
   @Nullable() @IsString() number!: string | null;
-  @Nullable() @IsIn(['draft', 'open', 'paid', 'uncollectible', 'void']) @JSONSchema({ description: 'As Stripe reports it.' })
+  @Nullable('As Stripe reports it.') @IsIn(['draft', 'open', 'paid', 'uncollectible', 'void'])
   status!: string | null;
   @IsString() @JSONSchema({ description: 'Three-letter ISO code, lower case.' }) currency!: string;
   @IsInt() @JSONSchema({ description: 'In the smallest unit of the currency (cents).' }) amountDue!: number;
@@ -47,8 +47,8 @@ export class Invoice {
   @IsDateTime() createdAt!: Date;
   @IsDateTime() periodStart!: Date;
   @IsDateTime() periodEnd!: Date;
-  @Nullable() @IsString() @JSONSchema({ description: 'The invoice page at Stripe.' }) hostedInvoiceUrl!: string | null;
-  @Nullable() @IsString() @JSONSchema({ description: 'The PDF at Stripe.' }) invoicePdf!: string | null;
+  @Nullable('The invoice page at Stripe.') @IsString() hostedInvoiceUrl!: string | null;
+  @Nullable('The PDF at Stripe.') @IsString() invoicePdf!: string | null;
 }
 
 /** What the payments webhook answers for an event it handled or ignored. */
@@ -79,10 +79,10 @@ class BillingPeriod {
 const periodProse = { description: 'The current billing period, the calendar month in UTC: `start` inclusive, `end` exclusive.' };
 
 class BillingCaps {
-  @Nullable() @IsInt() @Min(0) @Max(MAX_LIMIT) @JSONSchema({ description: 'Emails sent per billing period; null: no cap.' })
+  @Nullable('Emails sent per billing period; null: no cap.') @IsInt() @Min(0) @Max(MAX_LIMIT)
   emails!: number | null;
 
-  @Nullable() @IsInt() @Min(0) @Max(MAX_LIMIT) @JSONSchema({ description: 'Contacts stored at any time; null: no cap.' })
+  @Nullable('Contacts stored at any time; null: no cap.') @IsInt() @Min(0) @Max(MAX_LIMIT)
   contacts!: number | null;
 }
 
@@ -90,14 +90,13 @@ class BillingCaps {
 export class BillingLimits {
   @ValidateNested() @Type(() => BillingPeriod) @JSONSchema(periodProse) period!: BillingPeriod;
   @ValidateNested() @Type(() => BillingCaps) limits!: BillingCaps;
-  @Nullable() @IsDateTime() @JSONSchema({ description: 'When the caps last changed; null when they never were set.' })
-  updatedAt!: Date | null;
+  @NullableDateTime('When the caps last changed; null when they never were set.') updatedAt!: Date | null;
 }
 
 class BillingUsage {
   @IsInt() @Min(0) used!: number;
-  @Nullable() @IsInt() @Min(0) @Max(MAX_LIMIT) @JSONSchema({ description: 'The cap; null when there is none.' }) limit!: number | null;
-  @Nullable() @IsInt() @Min(0) @JSONSchema({ description: '`limit - used`, at least 0; null when there is no cap.' }) remaining!: number | null;
+  @Nullable('The cap; null when there is none.') @IsInt() @Min(0) @Max(MAX_LIMIT) limit!: number | null;
+  @Nullable('`limit - used`, at least 0; null when there is no cap.') @IsInt() @Min(0) remaining!: number | null;
 }
 
 /** What the project used this period, beside its caps. */

@@ -1,7 +1,7 @@
-import { IsBoolean, IsIn, IsInt, IsNumber, IsString, IsUUID, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsNumber, IsString, IsUUID, Max, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { Type } from 'class-transformer';
-import { IsDateTime, Nullable } from '../http/validate';
+import { Nullable, NullableDateTime } from '../http/validate';
 import { REPUTATION_WINDOW_DAYS } from './thresholds';
 
 /** A share between 0 and 1. */
@@ -9,6 +9,12 @@ const Share = (): PropertyDecorator => (target, key) => {
   IsNumber()(target, key as string);
   Min(0)(target, key as string);
   Max(1)(target, key as string);
+};
+
+/** An ISO 8601 date-time with its prose (a property keeps one JSONSchema, so IsDateTime cannot take a description). */
+const DateTime = (description: string): PropertyDecorator => (target, key) => {
+  IsISO8601({ strict: true })(target, key as string);
+  JSONSchema((() => ({ type: 'string', format: 'date-time', description })) as never)(target, key as string);
 };
 
 /** One automatic suspension of a project, with the counts behind it. */
@@ -20,17 +26,15 @@ export class ProjectSuspension {
   @IsInt() complained!: number;
   @Share() bounceRate!: number;
   @Share() complaintRate!: number;
-  @IsDateTime() @JSONSchema({ description: 'When the project was suspended.' }) createdAt!: Date;
-  @Nullable() @IsDateTime() @JSONSchema({ description: 'When an operator lifted it; null while in force.' }) liftedAt!: Date | null;
-  @Nullable() @IsUUID()
-  @JSONSchema({ description: 'The operator account that lifted it; null when lifted with `npm run herald -- lift-suspension`.' })
+  @DateTime('When the project was suspended.') createdAt!: Date;
+  @NullableDateTime('When an operator lifted it; null while in force.') liftedAt!: Date | null;
+  @Nullable('The operator account that lifted it; null when lifted with `npm run herald -- lift-suspension`.') @IsUUID()
   liftedBy!: string | null;
 }
 
 class ReputationWindow {
   @IsIn([REPUTATION_WINDOW_DAYS]) days!: number;
-  @IsDateTime() @JSONSchema({ description: `Start of the window: ${REPUTATION_WINDOW_DAYS} days ago, or the last lift if later.` })
-  since!: Date;
+  @DateTime(`Start of the window: ${REPUTATION_WINDOW_DAYS} days ago, or the last lift if later.`) since!: Date;
 }
 
 class RateThresholds {
