@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
 import { containsPattern } from '../db/like';
+import { suppressedSql } from '../sending/suppressions';
 
 /** One contact to create or update in a batch; emails are already lower-case and unique in the batch. */
 export interface UpsertItem {
@@ -124,6 +125,35 @@ export function findContactByEmail(manager: EntityManager, projectId: string, em
   return manager.findOneBy(Contact, { projectId, email });
 }
 
+/** One contact of a project, locked for update until the transaction ends, or null. */
+export function lockContact(manager: EntityManager, projectId: string, id: string): Promise<Contact | null> {
+  return manager.findOne(Contact, { where: { projectId, id }, lock: { mode: 'pessimistic_write' } });
+}
+
+/** Changes a contact's email (already lower-case and free in its project). */
+export async function setContactEmail(manager: EntityManager, id: string, email: string): Promise<void> {
+  await manager.update(Contact, { id }, { email });
+}
+
+/** The id and email of each of the ids that is a contact of the project. */
+export function findEmailsByIds(manager: EntityManager, projectId: string, ids: string[]): Promise<{ id: string; email: string }[]> {
+  return manager.query('SELECT id, email FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])', [projectId, ids]);
+}
+
+/** The id and email of each of the (lower-case) emails that is a contact of the project. */
+export function findIdsByEmails(manager: EntityManager, projectId: string, emails: string[]): Promise<{ id: string; email: string }[]> {
+  return manager.query('SELECT id, email FROM contacts WHERE project_id = $1 AND email = ANY($2::text[])', [projectId, emails]);
+}
+
+/** Deletes the project's contacts among the ids (their events go with them); returns the ids deleted. */
+export async function deleteContacts(manager: EntityManager, projectId: string, ids: string[]): Promise<string[]> {
+  const [rows]: [{ id: string }[]] = await manager.query('DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id', [
+    projectId,
+    ids,
+  ]);
+  return rows.map((row) => row.id);
+}
+
 /** Filters of the contact list. */
 export interface ContactFilter {
   search?: string;
@@ -203,4 +233,25 @@ export async function countContacts(manager: EntityManager, projectId: string, f
   const where = filterSql(filter, params);
   const [{ count }] = await manager.query(`SELECT count(*)::int AS count FROM contacts c WHERE ${where}`, params);
   return count;
+}
+
+/** What a contact's public pages read: its project's name, its email and subscription, and whether it is suppressed. */
+export interface PreferencesRow {
+  project_id: string;
+  project_name: string;
+  email: string;
+  subscribed: boolean;
+  suppressed: boolean;
+}
+
+/** The preferences row of a contact (of any project: its signed link names it), or undefined. */
+export async function findContactPreferences(manager: EntityManager, contactId: string): Promise<PreferencesRow | undefined> {
+  const [row]: PreferencesRow[] = await manager.query(
+    `SELECT c.project_id, p.name AS project_name, c.email, c.subscribed,
+            ${suppressedSql('c.project_id', 'c.email')} AS suppressed
+       FROM contacts c JOIN projects p ON p.id = c.project_id
+      WHERE c.id = $1`,
+    [contactId],
+  );
+  return row;
 }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { assertWithinContactLimit } from '../billing/limits';
-import { Contact } from '../entities/contact';
+import type { Contact } from '../entities/contact';
 import type { EventDispatcher } from '../events/dispatcher';
 import { withEvents, type EventTransaction, type NewEvent } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
@@ -136,7 +136,7 @@ export class ContactsService {
   /** Changes a contact's email, subscription or data; 409 when the email belongs to another contact. */
   async update(projectId: string, id: string, input: Partial<ContactInput>): Promise<Contact> {
     return this.transaction(async (tx) => {
-      const current = await tx.manager.findOne(Contact, { where: { projectId, id }, lock: { mode: 'pessimistic_write' } });
+      const current = await queries.lockContact(tx.manager, projectId, id);
       if (!current) throw notFound('Contact');
       if (input.email !== undefined && normalizeEmail(input.email) !== current.email) {
         const email = normalizeEmail(input.email);
@@ -144,7 +144,7 @@ export class ContactsService {
         if (taken) {
           throw new ApiError(409, 'CONTACT_EMAIL_TAKEN', `Another contact of this project already uses ${email}`);
         }
-        await tx.manager.update(Contact, { id }, { email });
+        await queries.setContactEmail(tx.manager, id, email);
         current.email = email;
       }
       await this.upsertMany(tx, projectId, [{ email: current.email, patch: parseDataPatch(input.data), subscribed: input.subscribed }], true);
@@ -154,10 +154,7 @@ export class ContactsService {
 
   /** Sets the subscription of many contacts, emitting one event per flip; returns the ids found. */
   async setSubscribed(tx: EventTransaction, projectId: string, ids: string[], subscribed: boolean): Promise<string[]> {
-    const rows: { id: string; email: string }[] = await tx.manager.query(
-      'SELECT id, email FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[])',
-      [projectId, ids],
-    );
+    const rows = await queries.findEmailsByIds(tx.manager, projectId, ids);
     const noChange = { set: {}, unset: [], transient: {} };
     await this.upsertMany(tx, projectId, rows.map((row) => ({ email: row.email, patch: noChange, subscribed })), subscribed);
     return rows.map((row) => row.id);
@@ -165,11 +162,7 @@ export class ContactsService {
 
   /** Permanently deletes contacts (their events go with them); returns the ids deleted. */
   async deleteMany(tx: EventTransaction, projectId: string, ids: string[]): Promise<string[]> {
-    const [rows]: [{ id: string }[]] = await tx.manager.query(
-      'DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id',
-      [projectId, ids],
-    );
-    return rows.map((row) => row.id);
+    return queries.deleteContacts(tx.manager, projectId, ids);
   }
 
   /** Deletes one contact; 404 when it is not the project's. */
@@ -193,10 +186,7 @@ export class ContactsService {
   /** Which of the emails exist in the project, in request order. */
   async lookup(projectId: string, emails: string[]) {
     const normalized = emails.map(normalizeEmail);
-    const rows: { id: string; email: string }[] = await this.dataSource.query(
-      'SELECT id, email FROM contacts WHERE project_id = $1 AND email = ANY($2::text[])',
-      [projectId, normalized],
-    );
+    const rows = await queries.findIdsByEmails(this.dataSource.manager, projectId, normalized);
     const ids = new Map(rows.map((row) => [row.email, row.id]));
     return emails.map((email, i) => ({ email, exists: ids.has(normalized[i]), contactId: ids.get(normalized[i]) ?? null }));
   }

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { notFound } from '../http/errors';
 import { segmentsReferencing } from '../segments/segments-queries';
 import { workflowsReferencingField } from '../automations/workflows-queries';
+import * as queries from './fields-queries';
 
 /** The built-in contact fields, listed beside the custom `data.<key>` ones. */
 const STANDARD_FIELDS = [
@@ -22,15 +23,9 @@ export class FieldsService {
 
   /** Every field with its type and the share of contacts that have it set, counted in one pass over the project's contacts. */
   async list(projectId: string) {
-    const custom: { key: string; type: string }[] = await this.dataSource.query(
-      'SELECT key, type FROM contact_fields WHERE project_id = $1 ORDER BY key',
-      [projectId],
-    );
-    const coverage = custom.map((_, i) => `count(*) FILTER (WHERE data ? $${i + 2})`).join(', ');
-    const [{ total, counts }]: { total: number; counts: number[] }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS total, ARRAY[${coverage}]::int[] AS counts FROM contacts WHERE project_id = $1`,
-      [projectId, ...custom.map((field) => field.key)],
-    );
+    const { manager } = this.dataSource;
+    const custom = await queries.listFieldTypes(manager, projectId);
+    const { total, counts } = await queries.countFieldCoverage(manager, projectId, custom.map((field) => field.key));
     const share = (count: number) => (total === 0 ? 0 : Math.round((count / total) * 10_000) / 10_000);
     return {
       fields: [
@@ -44,18 +39,9 @@ export class FieldsService {
   async values(projectId: string, field: string, limit: number) {
     const standard = STANDARD_FIELDS.find((candidate) => candidate.field === field);
     const path = standard ? [] : await this.path(projectId, customKey(field));
-    const rows: { value: unknown; count: number }[] = standard
-      ? await this.dataSource.query(
-          `SELECT ${standard.column} AS value, count(*)::int AS count FROM contacts WHERE project_id = $1
-            GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT $2`,
-          [projectId, limit],
-        )
-      : await this.dataSource.query(
-          `SELECT data #> $2::text[] AS value, count(*)::int AS count FROM contacts
-            WHERE project_id = $1 AND data ? $3 AND data #> $2::text[] IS NOT NULL
-            GROUP BY 1 ORDER BY 2 DESC LIMIT $4`,
-          [projectId, path, path[0], limit],
-        );
+    const rows = standard
+      ? await queries.countColumnValues(this.dataSource.manager, projectId, standard.column, limit)
+      : await queries.countDataValues(this.dataSource.manager, projectId, path, limit);
     return { field, values: rows.map((row) => ({ value: row.value, count: row.count })) };
   }
 
@@ -74,17 +60,12 @@ export class FieldsService {
   async delete(projectId: string, field: string) {
     const key = customKey(field);
     if (STANDARD_FIELDS.some((standard) => standard.field === field)) throw notFound(`Custom field ${field}`);
-    const [, contactsUpdated]: [unknown, number] = await this.dataSource.query(
-      `UPDATE contacts SET data = data - $2::text, updated_at = now() WHERE project_id = $1 AND data ? $2`,
-      [projectId, key],
-    );
-    await this.dataSource.query('DELETE FROM contact_fields WHERE project_id = $1 AND key = $2', [projectId, key]);
+    const contactsUpdated = await queries.deleteField(this.dataSource.manager, projectId, key);
     return { field: `data.${key}`, contactsUpdated };
   }
 
   /** The JSON path of a custom key: the key itself when known, else its dot-separated parts. */
   private async path(projectId: string, key: string): Promise<string[]> {
-    const known = await this.dataSource.query('SELECT 1 FROM contact_fields WHERE project_id = $1 AND key = $2', [projectId, key]);
-    return known.length > 0 ? [key] : key.split('.');
+    return (await queries.isKnownField(this.dataSource.manager, projectId, key)) ? [key] : key.split('.');
   }
 }

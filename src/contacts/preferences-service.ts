@@ -1,9 +1,9 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
 import { isUuid } from '../http/validate';
 import type { ContactsService } from './contacts-service';
 import { contactToken, readContactToken, type LinkPurpose } from './links';
-import { suppressedSql } from '../sending/suppressions';
+import { findContactPreferences, type PreferencesRow } from './contacts-queries';
 
 /** What a contact's public pages show. */
 export interface Preferences {
@@ -18,14 +18,6 @@ export interface Preferences {
 
 /** The preferences a page shows, or why its link opens nothing. */
 export type PageOutcome = Preferences | { refused: 'invalid' | 'expired' };
-
-interface Row {
-  project_id: string;
-  project_name: string;
-  email: string;
-  subscribed: boolean;
-  suppressed: boolean;
-}
 
 /**
  * The contact behind a signed page link (unsubscribe, subscribe, manage): reads its
@@ -42,7 +34,7 @@ export class PreferencesService {
   async find(purpose: LinkPurpose, token: string): Promise<PageOutcome> {
     const link = this.readToken(purpose, token);
     if ('refused' in link) return link;
-    const row = await this.load(this.dataSource.manager, link.contactId);
+    const row = await findContactPreferences(this.dataSource.manager, link.contactId);
     return row ? this.view(purpose, link, row) : { refused: 'invalid' };
   }
 
@@ -54,7 +46,7 @@ export class PreferencesService {
     const link = this.readToken(purpose, token);
     if ('refused' in link) return link;
     return this.contacts.transaction(async (tx) => {
-      const row = await this.load(tx.manager, link.contactId);
+      const row = await findContactPreferences(tx.manager, link.contactId);
       if (!row) return { refused: 'invalid' as const };
       await this.contacts.setSubscribed(tx, row.project_id, [link.contactId], subscribed);
       return this.view(purpose, link, { ...row, subscribed });
@@ -66,20 +58,9 @@ export class PreferencesService {
     return 'refused' in link || isUuid(link.contactId) ? link : { refused: 'invalid' as const };
   }
 
-  private view(purpose: LinkPurpose, link: { contactId: string; expiresAt: Date }, row: Row): Preferences {
+  private view(purpose: LinkPurpose, link: { contactId: string; expiresAt: Date }, row: PreferencesRow): Preferences {
     const preferences = { projectName: row.project_name, email: row.email, subscribed: row.subscribed, suppressed: row.suppressed };
     if (purpose !== 'subscribe') return preferences;
     return { ...preferences, manageToken: contactToken(this.config, 'manage', link.contactId, link.expiresAt) };
-  }
-
-  private async load(manager: EntityManager, contactId: string): Promise<Row | undefined> {
-    const [row]: Row[] = await manager.query(
-      `SELECT c.project_id, p.name AS project_name, c.email, c.subscribed,
-              ${suppressedSql('c.project_id', 'c.email')} AS suppressed
-         FROM contacts c JOIN projects p ON p.id = c.project_id
-        WHERE c.id = $1`,
-      [contactId],
-    );
-    return row;
   }
 }

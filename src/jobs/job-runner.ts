@@ -1,38 +1,25 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ContactsService } from '../contacts/contacts-service';
-import { Job, JobUpload, type JobError, type JobStatus } from '../entities/job';
+import type { Job, JobStatus } from '../entities/job';
+import * as queries from './jobs-queries';
 import { countRows, readColumns, readRows, rowToInput, type CsvRow } from './csv';
 
 /** Rows upserted per transaction during an import. */
 export const IMPORT_CHUNK = 1000;
 /** Contacts changed per transaction during a bulk operation. */
 export const BULK_CHUNK = 200;
-const MAX_ERRORS = 100;
 
 /** Another attempt of the same job already recorded this chunk; this attempt must stop. */
 export class StaleAttemptError extends Error {}
-
-/** The outcome of one chunk, recorded in the same transaction as the chunk's writes. */
-interface ChunkProgress {
-  processed: number;
-  succeeded: number;
-  failed: number;
-  errors: JobError[];
-}
 
 /**
  * Adds a chunk's progress to the job, only if the job is still where this attempt
  * found it; so a chunk is never counted (or written) twice by two attempts.
  */
-async function recordProgress(manager: EntityManager, job: Job, progress: ChunkProgress): Promise<void> {
-  const [, updated]: [unknown, number] = await manager.query(
-    `UPDATE jobs
-        SET processed = processed + $3, succeeded = succeeded + $4, failed = failed + $5,
-            errors = jsonb_path_query_array(errors || $6::jsonb, '$[0 to ${MAX_ERRORS - 1}]')
-      WHERE id = $1 AND processed = $2 AND status = 'RUNNING'`,
-    [job.id, job.processed, progress.processed, progress.succeeded, progress.failed, JSON.stringify(progress.errors)],
-  );
-  if (updated !== 1) throw new StaleAttemptError(`job ${job.id} moved on without this attempt`);
+async function recordProgress(manager: EntityManager, job: Job, progress: queries.ChunkProgress): Promise<void> {
+  if (!(await queries.addJobProgress(manager, job.id, job.processed, progress))) {
+    throw new StaleAttemptError(`job ${job.id} moved on without this attempt`);
+  }
   job.processed += progress.processed;
 }
 
@@ -45,30 +32,25 @@ export class JobRunner {
 
   /** Marks a queued job RUNNING (counting its rows first for an import) and returns it; null when already finished. */
   async begin(jobId: string): Promise<Job | null> {
-    const jobs = this.dataSource.getRepository(Job);
-    const job = await jobs.findOneByOrFail({ id: jobId });
+    const { manager } = this.dataSource;
+    const job = await queries.findJob(manager, jobId);
     if (job.status !== 'QUEUED' && job.status !== 'RUNNING') return null;
     if (job.status === 'QUEUED') {
-      const total = job.type === 'IMPORT' ? await countRows(await this.upload(jobId)) : job.total;
-      await jobs.update({ id: jobId, status: 'QUEUED' }, { status: 'RUNNING', total });
+      const total = job.type === 'IMPORT' ? await countRows(await queries.findJobUpload(manager, jobId)) : job.total;
+      await queries.startJob(manager, jobId, total);
     }
-    return jobs.findOneByOrFail({ id: jobId });
+    return queries.findJob(manager, jobId);
   }
 
   /** Ends a job in a final state, once. */
   async finish(jobId: string, status: Extract<JobStatus, 'COMPLETED' | 'FAILED' | 'CANCELLED'>, message?: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE jobs SET status = $2, completed_at = now(),
-              errors = CASE WHEN $3::text IS NULL THEN errors ELSE errors || jsonb_build_array(jsonb_build_object('message', $3::text)) END
-        WHERE id = $1 AND status IN ('QUEUED', 'RUNNING')`,
-      [jobId, status, message ?? null],
-    );
-    await this.dataSource.getRepository(JobUpload).delete({ jobId });
+    await queries.endJob(this.dataSource.manager, jobId, status, message);
+    await queries.deleteJobUpload(this.dataSource.manager, jobId);
   }
 
   /** Imports the rows of a job's CSV from where the job stands; `afterChunk` runs after each commit. */
   async runImport(job: Job, afterChunk: (processed: number) => void): Promise<void> {
-    const content = await this.upload(job.id);
+    const content = await queries.findJobUpload(this.dataSource.manager, job.id);
     const columns = await readColumns(content);
     let chunk: CsvRow[] = [];
     const flush = async () => {
@@ -106,9 +88,5 @@ export class JobRunner {
       });
       afterChunk(job.processed);
     }
-  }
-
-  private async upload(jobId: string): Promise<Buffer> {
-    return (await this.dataSource.getRepository(JobUpload).findOneByOrFail({ jobId })).content;
   }
 }

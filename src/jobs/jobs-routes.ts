@@ -1,44 +1,60 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsUUID } from 'class-validator';
-import { Router } from 'express';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { singleFileUpload } from '../http/file-upload';
-import { parseBody } from '../http/validate';
-import { jobView, type BulkType, type JobsService } from './jobs-service';
+import { readBody } from '../http/read-body';
+import type { EndpointDoc } from '../openapi/types';
+import { BulkContactsBody, Job, JobAccepted } from './jobs-dtos';
+import * as docs from './jobs-docs';
+import { jobView, type BulkType } from './jobs-service';
 
 /** The largest CSV an import takes: 5 MiB. */
 export const IMPORT_LIMIT_BYTES = 5 * 1024 * 1024;
 
-class BulkBody {
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000) @IsUUID('all', { each: true }) contactIds: string[];
-}
+/** Reads the one CSV file of the multipart body into `req.file`: 400, 413 or 422 past the upload limits. */
+const csvUpload = singleFileUpload(IMPORT_LIMIT_BYTES, 'CSV file');
 
-const BULK_ROUTES: Record<string, BulkType> = {
-  '/contacts/bulk-subscribe': 'BULK_SUBSCRIBE',
-  '/contacts/bulk-unsubscribe': 'BULK_UNSUBSCRIBE',
-  '/contacts/bulk-delete': 'BULK_DELETE',
-};
+/** `POST /contacts/bulk-*`: queues one bulk operation over the contact ids. */
+const bulk = (path: string, type: BulkType, doc: EndpointDoc) =>
+  endpoint<BulkContactsBody>({
+    method: 'post',
+    path,
+    credential: 'secret',
+    body: BulkContactsBody,
+    doc,
+    handle: ({ services, project, body }): Promise<JobAccepted> => services.jobs.queueBulk(project.id, type, body.contactIds),
+  });
 
 /** CSV imports and bulk operations, queued as workflows (`/contacts/import`, `/contacts/bulk-*`). */
-export function jobsRouter(jobs: JobsService): Router {
-  const router = Router();
-
-  router.post('/contacts/import', singleFileUpload(IMPORT_LIMIT_BYTES, 'CSV file'), async (req, res) => {
-    res.status(202).json(await jobs.queueImport(req.project!.id, req.file!.originalname, req.file!.buffer));
-  });
-
-  router.get('/contacts/import/:jobId', async (req, res) => {
-    res.json(jobView(await jobs.get(req.project!.id, req.params.jobId, 'import')));
-  });
-
-  for (const [path, type] of Object.entries(BULK_ROUTES)) {
-    router.post(path, async (req, res) => {
-      const body = parseBody(BulkBody, req.body);
-      res.status(202).json(await jobs.queueBulk(req.project!.id, type, body.contactIds));
-    });
-  }
-
-  router.get('/contacts/bulk/:jobId', async (req, res) => {
-    res.json(jobView(await jobs.get(req.project!.id, req.params.jobId, 'bulk')));
-  });
-
-  return router;
-}
+export const jobsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Job, JobAccepted],
+  endpoints: [
+    endpoint({
+      method: 'post',
+      path: '/contacts/import',
+      credential: 'secret',
+      bodyKind: 'own',
+      doc: docs.importContacts,
+      handle: async ({ services, project, req, res }): Promise<JobAccepted> => {
+        await readBody(req, res, [csvUpload]);
+        return services.jobs.queueImport(project.id, req.file!.originalname, req.file!.buffer);
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/contacts/import/{jobId}',
+      credential: 'secret',
+      doc: docs.getImportJob,
+      handle: async ({ services, project, params }) => jobView(await services.jobs.get(project.id, params.jobId, 'import')),
+    }),
+    bulk('/contacts/bulk-subscribe', 'BULK_SUBSCRIBE', docs.bulkSubscribeContacts),
+    bulk('/contacts/bulk-unsubscribe', 'BULK_UNSUBSCRIBE', docs.bulkUnsubscribeContacts),
+    bulk('/contacts/bulk-delete', 'BULK_DELETE', docs.bulkDeleteContacts),
+    endpoint({
+      method: 'get',
+      path: '/contacts/bulk/{jobId}',
+      credential: 'secret',
+      doc: docs.getBulkJob,
+      handle: async ({ services, project, params }) => jobView(await services.jobs.get(project.id, params.jobId, 'bulk')),
+    }),
+  ],
+};

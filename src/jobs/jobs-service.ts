@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { Job, JobUpload, type JobType } from '../entities/job';
+import type { Job, JobType } from '../entities/job';
 import { ApiError, notFound, validationError } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { CsvError, readColumns } from './csv';
+import * as queries from './jobs-queries';
 import { bulkContacts, importContacts } from '../../workflows/jobs';
 import { jobSummary, jobWorkflowId } from '../../workflows/shared';
 
@@ -42,8 +43,8 @@ export class JobsService {
       throw err;
     }
     const job = await this.dataSource.transaction(async (manager) => {
-      const created = await manager.save(manager.create(Job, this.newJob(projectId, 'IMPORT', 0, { filename })));
-      await manager.insert(JobUpload, { jobId: created.id, filename, content });
+      const created = await queries.insertJob(manager, this.newJob(projectId, 'IMPORT', 0, { filename }));
+      await queries.insertJobUpload(manager, created.id, filename, content);
       return created;
     });
     await this.start(importContacts, job, jobSummary('IMPORT', { filename, bytes: content.length }));
@@ -53,14 +54,14 @@ export class JobsService {
   /** Stores a bulk operation over contact ids and starts its workflow. */
   async queueBulk(projectId: string, type: BulkType, contactIds: string[]): Promise<{ jobId: string }> {
     const ids = [...new Set(contactIds)];
-    const job = await this.dataSource.getRepository(Job).save(this.newJob(projectId, type, ids.length, { contactIds: ids }));
+    const job = await queries.insertJob(this.dataSource.manager, this.newJob(projectId, type, ids.length, { contactIds: ids }));
     await this.start(bulkContacts, job, jobSummary(type, { contacts: ids.length }));
     return { jobId: job.id };
   }
 
   /** A job of the project of the given kind; 404 otherwise. */
   async get(projectId: string, jobId: string, kind: 'import' | 'bulk'): Promise<Job> {
-    const job = isUuid(jobId) ? await this.dataSource.getRepository(Job).findOneBy({ projectId, id: jobId }) : null;
+    const job = isUuid(jobId) ? await queries.findProjectJob(this.dataSource.manager, projectId, jobId) : null;
     if (!job || (kind === 'import') !== (job.type === 'IMPORT')) throw notFound('Job');
     return job;
   }
@@ -75,10 +76,7 @@ export class JobsService {
       if (!this.temporal) throw new Error('no Temporal client');
       await this.temporal.workflow.start(workflow, { taskQueue: this.taskQueue, workflowId: jobWorkflowId(job), args: [job.id], staticSummary });
     } catch (err) {
-      await this.dataSource.getRepository(Job).update(
-        { id: job.id },
-        { status: 'FAILED', completedAt: new Date(), errors: [{ message: 'The job could not be queued' }] },
-      );
+      await queries.failJob(this.dataSource.manager, job.id, 'The job could not be queued');
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Background jobs are unavailable right now; try again shortly', {
         details: { reason: (err as Error).message },
       });

@@ -1,22 +1,13 @@
-import { IsEmail, IsString } from 'class-validator';
-import { Router } from 'express';
 import { normalizeEmail } from '../contacts/contacts-service';
 import { normaliseDomain } from '../domains/records';
-import type { SuppressionReason, SuppressionType } from '../entities/suppression';
+import type { SuppressionType } from '../entities/suppression';
+import { endpoint, type RouteTable } from '../http/endpoint';
 import { badRequest, validationError } from '../http/errors';
-import type { Cursors } from '../http/cursors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { Optional, parseBody } from '../http/validate';
 import type { SuppressionCursor, SuppressionFilter } from './suppressions-queries';
-import { suppressionView, type SuppressionsService } from './suppressions-service';
-
-const TYPES: SuppressionType[] = ['EMAIL', 'DOMAIN'];
-const REASONS: SuppressionReason[] = ['BOUNCE', 'COMPLAINT', 'MANUAL'];
-
-class SuppressionBody {
-  @Optional() @IsEmail({}, { message: 'email must be a valid email address' }) email?: string;
-  @Optional() @IsString() domain?: string;
-}
+import { suppressionView } from './suppressions-service';
+import { AddSuppressionBody, Suppression, SuppressionListQuery, SUPPRESSION_REASONS, SUPPRESSION_TYPES } from './suppressions-dtos';
+import * as docs from './suppressions-docs';
 
 /** One of `allowed` (case-insensitive), undefined when absent; 400 for anything else. */
 function oneOf<T extends string>(name: string, value: unknown, allowed: T[]): T | undefined {
@@ -27,14 +18,13 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: T[]): T 
 }
 
 /** Filters of `GET /suppressions`: `type`, `reason` (400 when unrecognised) and a `search` substring. */
-function listFilter(query: Record<string, unknown>): SuppressionFilter {
-  const search = typeof query.search === 'string' ? query.search.trim().toLowerCase() : '';
-  return { type: oneOf('type', query.type, TYPES), reason: oneOf('reason', query.reason, REASONS), search: search || undefined };
+function listFilter(query: SuppressionListQuery): SuppressionFilter {
+  const search = query.search?.trim().toLowerCase() ?? '';
+  return { type: oneOf('type', query.type, SUPPRESSION_TYPES), reason: oneOf('reason', query.reason, SUPPRESSION_REASONS), search: search || undefined };
 }
 
 /** `{ email }` or `{ domain }`, exactly one, as the type and lower-case value of the entry to add. */
-function entryToAdd(body: unknown): { type: SuppressionType; value: string } {
-  const { email, domain } = parseBody(SuppressionBody, body);
+function entryToAdd({ email, domain }: AddSuppressionBody): { type: SuppressionType; value: string } {
   if ((email === undefined) === (domain === undefined)) {
     const message = 'Send either email (one address) or domain (every address at it), not both';
     throw validationError(['email', 'domain'].map((field) => ({ field, message, code: 'invalid_union' })));
@@ -46,36 +36,55 @@ function entryToAdd(body: unknown): { type: SuppressionType; value: string } {
   return { type: 'DOMAIN', value: domain!.trim().toLowerCase().replace(/\.$/, '') };
 }
 
-/** The `:value` path parameter as entries store it. */
+/** The `{value}` path parameter as entries store it. */
 const valueParam = (value: string) => value.trim().toLowerCase();
 
 /** The suppression list (`/suppressions`): addresses and domains the project never sends to. */
-export function suppressionsRouter(suppressions: SuppressionsService, cursors: Cursors): Router {
-  const router = Router();
-  const listCursors = cursors.for<SuppressionCursor>('suppressions');
-
-  router.get('/suppressions', async (req, res) => {
-    const query = req.query as Record<string, unknown>;
-    const page = cursorParams(query, listCursors);
-    const { rows, countTotal } = await suppressions.list(req.project!.id, listFilter(query), page);
-    const result = await cursorPage(rows, page, (row) => ({ t: row.createdAtText, v: row.value }), countTotal);
-    res.json({ ...result, data: result.data.map(suppressionView) });
-  });
-
-  router.post('/suppressions', async (req, res) => {
-    const { type, value } = entryToAdd(req.body);
-    const { entry, created } = await suppressions.add(req.project!.id, type, value);
-    res.status(created ? 201 : 200).json(suppressionView(entry));
-  });
-
-  router.get('/suppressions/:value', async (req, res) => {
-    res.json(suppressionView(await suppressions.get(req.project!.id, valueParam(req.params.value))));
-  });
-
-  router.delete('/suppressions/:value', async (req, res) => {
-    await suppressions.remove(req.project!.id, valueParam(req.params.value));
-    res.json({ success: true });
-  });
-
-  return router;
-}
+export const suppressionsRoutes: RouteTable = {
+  tag: docs.tag,
+  shapes: [Suppression],
+  endpoints: [
+    endpoint<undefined, SuppressionListQuery>({
+      method: 'get',
+      path: '/suppressions',
+      credential: 'secret',
+      query: SuppressionListQuery,
+      doc: docs.listSuppressions,
+      handle: async ({ services, project, query, cursors }) => {
+        const page = cursorParams(query, cursors.for<SuppressionCursor>('suppressions'));
+        const { rows, countTotal } = await services.suppressions.list(project.id, listFilter(query), page);
+        const result = await cursorPage(rows, page, (row) => ({ t: row.createdAtText, v: row.value }), countTotal);
+        return { ...result, data: result.data.map(suppressionView) };
+      },
+    }),
+    endpoint<AddSuppressionBody>({
+      method: 'post',
+      path: '/suppressions',
+      credential: 'secret',
+      body: AddSuppressionBody,
+      doc: docs.addSuppression,
+      handle: async ({ services, project, body, res }) => {
+        const { type, value } = entryToAdd(body);
+        const { entry, created } = await services.suppressions.add(project.id, type, value);
+        res.status(created ? 201 : 200).json(suppressionView(entry));
+      },
+    }),
+    endpoint({
+      method: 'get',
+      path: '/suppressions/{value}',
+      credential: 'secret',
+      doc: docs.getSuppression,
+      handle: async ({ services, project, params }) => suppressionView(await services.suppressions.get(project.id, valueParam(params.value))),
+    }),
+    endpoint({
+      method: 'delete',
+      path: '/suppressions/{value}',
+      credential: 'secret',
+      doc: docs.removeSuppression,
+      handle: async ({ services, project, params }) => {
+        await services.suppressions.remove(project.id, valueParam(params.value));
+        return { success: true };
+      },
+    }),
+  ],
+};
