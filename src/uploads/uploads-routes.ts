@@ -14,11 +14,16 @@ const imageUpload = singleFileUpload(IMAGE_LIMIT_BYTES, 'image');
 
 /**
  * Sends a stored file as express.static did: long caching, no sniffing, no scripts; a file that is
- * not there (or a name that leaves the folder) is the unknown route's 404. A failure once sending began
- * (the client went away) leaves the answer as it is.
+ * not there (a path ending in `/` included, or a name that leaves the folder) is the unknown route's 404.
+ * A failure once sending began (the client went away) leaves the answer as it is.
  */
 function sendStored(req: Request, res: Response, directory: string, file: string): Promise<void> {
+  const unknown = () => new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`);
   return new Promise((resolve, reject) => {
+    if (req.path.endsWith('/')) {
+      reject(unknown());
+      return;
+    }
     res.sendFile(
       file,
       {
@@ -30,7 +35,7 @@ function sendStored(req: Request, res: Response, directory: string, file: string
       (err?: Error & { status?: number; statusCode?: number }) => {
         if (!err || res.headersSent) resolve();
         else if ((err.statusCode ?? err.status ?? 500) < 500 || (err as { code?: string }).code === 'EISDIR') {
-          reject(new ApiError(404, 'NOT_FOUND', `No route for ${req.method} ${req.path}`));
+          reject(unknown());
         } else reject(err);
       },
     );
