@@ -1,9 +1,10 @@
 import { countMailEvent } from '../campaigns/campaign-queries';
 import type { ContactsService } from '../contacts/contacts-service';
-import { Email, type EmailStatus } from '../entities/email';
+import type { Email, EmailStatus } from '../entities/email';
 import type { EventTransaction } from '../events/event-store';
 import { nextStatus } from '../sending/status';
 import { suppress } from '../sending/suppressions';
+import { updateEmail } from './mail-event-queries';
 import type { MailEvent } from './ses-event';
 
 /** What one mail event did to its email: the facts campaign counters and analytics move from. */
@@ -31,7 +32,7 @@ export async function applyMailEvent(tx: EventTransaction, contacts: ContactsSer
   if (to !== email.status) patch.status = to;
   if (to === 'FAILED' && email.status !== 'FAILED') patch.error = String(event.details.reason).slice(0, 1000);
   if (firstOccurrence) patch[event.milestone!] = event.occurredAt;
-  if (Object.keys(patch).length > 0) await tx.manager.update(Email, { id: email.id }, patch);
+  if (Object.keys(patch).length > 0) await updateEmail(tx.manager, email.id, patch);
 
   if (event.eventName) {
     await tx.record([{

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { Email } from '../entities/email';
-import type { MailEvent } from './ses-event';
+import type { EmailMilestone, MailEvent } from './ses-event';
 
 /** How long a mail event waits in the backlog for its email's send to be recorded before housekeeping drops it. */
 export const MAIL_EVENT_BACKLOG_HOURS = 24;
@@ -91,4 +91,9 @@ export async function dropExpiredBacklog(manager: EntityManager): Promise<Droppe
     [MAIL_EVENT_BACKLOG_HOURS],
   );
   return rows;
+}
+
+/** Writes what a mail event changed on its email (status, error, milestone times). */
+export async function updateEmail(manager: EntityManager, id: string, patch: Partial<Pick<Email, 'status' | 'error' | EmailMilestone>>): Promise<void> {
+  await manager.update(Email, { id }, patch);
 }

@@ -3,8 +3,7 @@ import type { QueuedEmail } from '../campaigns/audience';
 import { markSent } from '../campaigns/campaign-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
-import { Contact } from '../entities/contact';
-import { Email } from '../entities/email';
+import type { Email } from '../entities/email';
 import { MailEventApplier } from '../mail-events/mail-event-applier';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
@@ -13,6 +12,7 @@ import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
 import { loadParts } from './email-contents';
 import { GroupWriter } from '../db/group-writer';
+import { claimQueuedEmails, failQueuedEmail, findContact, findEmail, suppressQueuedEmail } from './send-queries';
 import { isSuppressed } from './suppressions';
 
 /** The fields of an email record that recording its outcome reads. */
@@ -59,7 +59,7 @@ export class Delivery {
 
   /** Delivers one email (`/v1/send`, workflow and test emails); the email of a disabled project is marked FAILED instead. */
   async deliver(emailId: string): Promise<DeliveryOutcome> {
-    const email = await this.dataSource.getRepository(Email).findOneBy({ id: emailId });
+    const email = await findEmail(this.dataSource.manager, emailId);
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
     if (email.status !== 'QUEUED') return 'ALREADY_HANDLED';
     if ((await disabledReason(this.dataSource.manager, email.projectId)) !== undefined) {
@@ -67,7 +67,7 @@ export class Delivery {
       return 'PROJECT_DISABLED';
     }
     if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(emailId);
-    const contact = email.contactId ? await this.dataSource.getRepository(Contact).findOneBy({ id: email.contactId }) : null;
+    const contact = email.contactId ? await findContact(this.dataSource.manager, email.contactId) : null;
     const parts = await loadParts(this.dataSource.manager, email);
     const message = await composeMessage(this.config, { ...email, ...parts }, contact, parts.attachments);
     return this.send(email, message, {
@@ -104,14 +104,10 @@ export class Delivery {
    * about it that were waiting (SES accepted an earlier attempt) are applied.
    */
   async fail(email: EventSubject | string, reason: string): Promise<void> {
-    const record = typeof email === 'string' ? await this.dataSource.getRepository(Email).findOneBy({ id: email }) : email;
+    const record = typeof email === 'string' ? await findEmail(this.dataSource.manager, email) : email;
     if (!record) return;
     await this.contacts.transaction(async (tx) => {
-      const [, updated]: [unknown, number] = await tx.manager.query(
-        `UPDATE emails SET status = 'FAILED', error = $2, updated_at = now() WHERE id = $1 AND status = 'QUEUED'`,
-        [record.id, reason.slice(0, 1000)],
-      );
-      if (updated !== 1) return;
+      if (!(await failQueuedEmail(tx.manager, record.id, reason))) return;
       await tx.record([this.event(record, 'email.failed', { reason })]);
       await this.mailEvents.applyBacklog(tx, [{ emailId: record.id, messageId: null }]);
     });
@@ -135,19 +131,9 @@ export class Delivery {
     return 'SENT';
   }
 
-  /**
-   * Counts an attempt of each email still QUEUED among `emailIds`; answers, per id, whether it
-   * was. Rows are locked in id order, as every statement that writes many emails does, so that
-   * two of them never deadlock.
-   */
+  /** Counts an attempt of each email still QUEUED among `emailIds`; answers, per id, whether it was. */
   private async claim(emailIds: string[]): Promise<boolean[]> {
-    const [rows]: [{ id: string }[], number] = await this.dataSource.query(
-      `UPDATE emails SET attempts = attempts + 1
-        WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' ORDER BY id FOR UPDATE)
-        RETURNING id`,
-      [emailIds],
-    );
-    const claimed = new Set(rows.map((row) => row.id));
+    const claimed = await claimQueuedEmails(this.dataSource.manager, emailIds);
     return emailIds.map((id) => claimed.has(id));
   }
 
@@ -167,7 +153,7 @@ export class Delivery {
   }
 
   private async markSuppressed(emailId: string): Promise<DeliveryOutcome> {
-    await this.dataSource.getRepository(Email).update({ id: emailId, status: 'QUEUED' }, { status: 'SUPPRESSED' });
+    await suppressQueuedEmail(this.dataSource.manager, emailId);
     return 'SUPPRESSED';
   }
 
