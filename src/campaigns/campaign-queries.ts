@@ -55,6 +55,22 @@ export async function findCampaign(manager: EntityManager, projectId: string, id
   return campaign;
 }
 
+/** A campaign by id, locked for update (`pessimistic_write`) or against changes (`pessimistic_read`); null when gone. */
+export function lockCampaign(manager: EntityManager, id: string, mode: 'pessimistic_write' | 'pessimistic_read'): Promise<Campaign | null> {
+  return manager.findOne(Campaign, { where: { id }, lock: { mode } });
+}
+
+/** The database's clock, which decides who belongs to an audience. */
+export async function databaseNow(manager: EntityManager): Promise<Date> {
+  const [{ now }]: { now: Date }[] = await manager.query('SELECT now() AS now');
+  return now;
+}
+
+/** Marks a campaign SENDING with its audience size. */
+export async function startSending(manager: EntityManager, id: string, totalRecipients: number): Promise<void> {
+  await manager.update(Campaign, { id }, { status: 'SENDING', totalRecipients });
+}
+
 /** Inserts a new campaign. */
 export function insertCampaign(manager: EntityManager, fields: Omit<Campaign, 'id' | 'createdAt' | 'updatedAt'>): Promise<Campaign> {
   return manager.save(manager.create(Campaign, fields));

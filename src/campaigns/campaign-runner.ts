@@ -1,13 +1,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { describeLimit, formatted, lockedUsage } from '../billing/limits';
 import type { Config } from '../config';
-import { Campaign } from '../entities/campaign';
+import type { Campaign } from '../entities/campaign';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery } from '../sending/delivery';
 import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience';
 import { disabledReason } from '../reputation/reputation-queries';
-import { countSendingCampaigns, deliveryAttempts, finishCampaign, stopCampaign } from './campaign-queries';
+import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaign-queries';
 
 /** Contacts per batch when the project's send rate is not limited. */
 export const MAX_BATCH_SIZE = 250;
@@ -61,11 +61,11 @@ export class CampaignRunner {
   /** Moves a SCHEDULED campaign to SENDING and counts its audience; undefined when it is no longer to be sent. */
   async begin(campaignId: string): Promise<SendingPlan | undefined> {
     return this.dataSource.transaction(async (manager) => {
-      const campaign = await manager.findOne(Campaign, { where: { id: campaignId }, lock: { mode: 'pessimistic_write' } });
+      const campaign = await lockCampaign(manager, campaignId, 'pessimistic_write');
       if (!campaign || (campaign.status !== 'SCHEDULED' && campaign.status !== 'SENDING')) return undefined;
-      const [{ now }]: { now: Date }[] = await manager.query('SELECT now() AS now');
+      const now = await databaseNow(manager);
       const totalRecipients = await countAudience(manager, campaign, now);
-      await manager.update(Campaign, { id: campaignId }, { status: 'SENDING', totalRecipients });
+      await startSending(manager, campaignId, totalRecipients);
       return { batchSize: this.batchSize(), audienceAsOf: now.toISOString() };
     });
   }
@@ -80,7 +80,7 @@ export class CampaignRunner {
    */
   async sendBatch(request: BatchRequest, heartbeat: () => void): Promise<BatchResult> {
     const queued = await this.dataSource.transaction(async (manager) => {
-      const campaign = await manager.findOne(Campaign, { where: { id: request.campaignId }, lock: { mode: 'pessimistic_read' } });
+      const campaign = await lockCampaign(manager, request.campaignId, 'pessimistic_read');
       if (!campaign || campaign.status !== 'SENDING') return undefined;
       const suspended = await disabledReason(manager, campaign.projectId);
       if (suspended !== undefined) {

@@ -2,7 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { DataSource } from 'typeorm';
 import { assertEmailsLeft, assertWithinEmailLimit } from '../billing/limits';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Email } from '../entities/email';
+import { insertEmail } from '../sending/send-queries';
 import type { Campaign } from '../entities/campaign';
 import { ApiError } from '../http/errors';
 import { logger } from '../logger';
@@ -83,27 +83,25 @@ export class CampaignSending {
     await assertVerifiedSender(this.dataSource.manager, projectId, campaign.from);
     const client = this.client();
     await this.dataSource.transaction(async (manager) => {
-      const email = await manager.save(
-        manager.create(Email, {
-          projectId,
-          contactId: null,
-          templateId: null,
-          campaignId: null,
-          source: 'TEST',
-          type: campaign.type,
-          toEmail: to.toLowerCase(),
-          toName: null,
-          from: campaign.from,
-          fromName: campaign.fromName,
-          replyTo: campaign.replyTo,
-          subject: `[Test] ${campaign.subject}`,
-          body: campaign.body,
-          headers: {},
-          variables: {},
-          status: 'QUEUED',
-          attempts: 0,
-        }),
-      );
+      const email = await insertEmail(manager, {
+        projectId,
+        contactId: null,
+        templateId: null,
+        campaignId: null,
+        source: 'TEST',
+        type: campaign.type,
+        toEmail: to.toLowerCase(),
+        toName: null,
+        from: campaign.from,
+        fromName: campaign.fromName,
+        replyTo: campaign.replyTo,
+        subject: `[Test] ${campaign.subject}`,
+        body: campaign.body,
+        headers: {},
+        variables: {},
+        status: 'QUEUED',
+        attempts: 0,
+      });
       await assertWithinEmailLimit(manager, projectId, 1);
       await client.workflow
         .start(deliverEmail, { taskQueue: this.taskQueue, workflowId: emailWorkflowId(email.id), args: [email.id], staticSummary: emailSummary(email.toEmail, email.subject) })

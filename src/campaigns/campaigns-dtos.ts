@@ -12,7 +12,7 @@ import { CAMPAIGN_SORTS } from './campaign-queries';
 const nonBlank = { message: '$property must not be empty' };
 const condition = { $ref: '#/components/schemas/Condition' };
 /** JSON Schema's `const`, which the OpenAPI 3.0 types of class-validator-jsonschema do not know. */
-const constant = (value: unknown) => ({ const: value }) as object;
+const constant = (value: unknown) => ({ const: value }) as never;
 
 const descriptions = {
   name: 'Internal name; stored trimmed.',

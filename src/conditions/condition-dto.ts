@@ -11,7 +11,7 @@ const CONDITION_REF = { $ref: '#/components/schemas/Condition' };
  */
 export function ConditionTree(options: { nullable?: boolean; description?: string } = {}): PropertyDecorator {
   const schema = options.nullable ? { anyOf: [CONDITION_REF, { type: 'null' }] } : CONDITION_REF;
-  const documented = JSONSchema({ ...schema, ...(options.description ? { description: options.description } : {}) } as object) as PropertyDecorator;
+  const documented = JSONSchema({ ...schema, ...(options.description ? { description: options.description } : {}) } as never) as PropertyDecorator;
   return (target, key) => {
     IsOptional()(target, key as string);
     documented(target, key);

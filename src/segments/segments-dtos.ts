@@ -14,7 +14,7 @@ const trackMembership = {
   description: 'Keep a stored membership and record `segment.<slug>.entry` / `segment.<slug>.exit` events as contacts join and leave.',
 };
 /** JSON Schema's `const`, which the OpenAPI 3.0 types of class-validator-jsonschema do not know. */
-const constant = (value: unknown) => ({ const: value }) as object;
+const constant = (value: unknown) => ({ const: value }) as never;
 
 /** The fields every segment body may carry besides `name`, `type` and `condition` (the route trims `name` first). */
 class SegmentFields {
