@@ -84,8 +84,7 @@ export const upsertContact: EndpointDoc = {
       example: { ...exampleContact, _meta: { isNew: false, isUpdate: true } },
     }),
     '400': jsonResponse(
-      'A missing or invalid `email` answers the bare body `{ error }`; a body that is not valid JSON answers ' +
-        '`BAD_REQUEST` in the error envelope.',
+      'A missing or invalid `email` answers the bare body `{ error }`; a body that is not valid JSON answers `BAD_REQUEST` in the error envelope.',
       { oneOf: [schemaRef('BareError'), schemaRef('ErrorResponse')] },
       {
         examples: {
@@ -134,12 +133,7 @@ export const lookupContacts: EndpointDoc = {
   response: {
     description: 'Whether each email belongs to a contact.',
     shape: ContactLookup,
-    example: {
-      data: [
-        { email: 'ada@example.com', exists: true, contactId: exampleContact.id },
-        { email: 'nobody@example.com', exists: false, contactId: null },
-      ],
-    },
+    example: { data: [{ email: 'ada@example.com', exists: true, contactId: exampleContact.id }, { email: 'nobody@example.com', exists: false, contactId: null }] },
   },
 };
 
