@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import { findContact, findContactByEmail } from '../contacts/contacts-queries';
 import { normalizeEmail } from '../contacts/contacts-service';
-import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
+import type { ExecutionStatus, WorkflowExecution } from '../entities/workflow';
 import { ApiError, conflict, notFound, validationError } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { logger } from '../logger';
@@ -60,7 +61,7 @@ export class ExecutionsService {
 
   /** One execution of the workflow; 404 otherwise. */
   async get(projectId: string, workflowId: string, executionId: string): Promise<WorkflowExecution> {
-    const execution = await this.dataSource.manager.findOneBy(WorkflowExecution, { projectId, workflowId, id: executionId });
+    const execution = await queries.findExecution(this.dataSource.manager, projectId, workflowId, executionId);
     if (!execution) throw notFound('Execution');
     return execution;
   }
@@ -100,11 +101,10 @@ export class ExecutionsService {
 
   /** The contact of a manual start, by id or email; 404 when the project has no such contact. */
   private async contactOf(projectId: string, input: ExecutionStart): Promise<string> {
-    const [row]: { id: string }[] = input.contactId
-      ? await this.dataSource.query('SELECT id FROM contacts WHERE project_id = $1 AND id = $2', [projectId, input.contactId])
-      : await this.dataSource.query('SELECT id FROM contacts WHERE project_id = $1 AND email = $2', [projectId, normalizeEmail(input.email!)]);
-    if (!row) throw notFound('Contact');
-    return row.id;
+    const manager = this.dataSource.manager;
+    const contact = input.contactId ? await findContact(manager, projectId, input.contactId) : await findContactByEmail(manager, projectId, normalizeEmail(input.email!));
+    if (!contact) throw notFound('Contact');
+    return contact.id;
   }
 
   private engine() {

@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Template } from '../entities/template';
-import { WorkflowStep, WorkflowTransition, type Branch, type StepType, type Workflow } from '../entities/workflow';
+import type { Branch, StepType, Workflow, WorkflowStep, WorkflowTransition } from '../entities/workflow';
 import { notFound, validationError } from '../http/errors';
 import { splicedTransitions, transitionProblems } from './graph';
 import { DEFAULT_STEP_NAMES, parseStepConfig, type StepConfig } from './step-config';
+import * as graphQueries from './graph-queries';
 import * as queries from './workflows-queries';
 
 /** A step's position on the editor canvas. */
@@ -44,15 +44,13 @@ export class WorkflowGraphService {
     const config = parseStepConfig(input.type, input.config);
     return this.edit(projectId, workflowId, async (manager, workflow) => {
       await checkReferences(manager, workflow.projectId, input.type, config);
-      return manager.save(
-        manager.create(WorkflowStep, {
-          workflowId,
-          type: input.type,
-          name: input.name ?? DEFAULT_STEP_NAMES[input.type],
-          config,
-          position: input.position ?? null,
-        }),
-      );
+      return graphQueries.saveStep(manager, {
+        workflowId,
+        type: input.type,
+        name: input.name ?? DEFAULT_STEP_NAMES[input.type],
+        config,
+        position: input.position ?? null,
+      });
     });
   }
 
@@ -67,7 +65,7 @@ export class WorkflowGraphService {
       }
       if (patch.name !== undefined) step.name = patch.name;
       if (patch.position !== undefined) step.position = patch.position;
-      return manager.save(step);
+      return graphQueries.saveStep(manager, step);
     });
   }
 
@@ -87,8 +85,8 @@ export class WorkflowGraphService {
           'The step cannot be spliced out',
         );
       }
-      await manager.delete(WorkflowStep, { id: step.id });
-      if (replacements.length > 0) await manager.insert(WorkflowTransition, replacements.map((transition) => ({ workflowId, ...transition })));
+      await graphQueries.deleteStep(manager, step.id);
+      await graphQueries.insertTransitions(manager, replacements.map((transition) => ({ workflowId, ...transition })));
     });
   }
 
@@ -98,15 +96,14 @@ export class WorkflowGraphService {
       const { steps, transitions } = await queries.graphOf(manager, workflowId);
       const problems = transitionProblems(steps, transitions, input);
       if (problems.length > 0) throw validationError(problems, 'The transition is not allowed');
-      return manager.save(manager.create(WorkflowTransition, { workflowId, ...input }));
+      return graphQueries.insertTransition(manager, { workflowId, ...input });
     });
   }
 
   /** Deletes a transition. */
   async deleteTransition(projectId: string, workflowId: string, transitionId: string): Promise<void> {
     await this.edit(projectId, workflowId, async (manager) => {
-      const result = await manager.delete(WorkflowTransition, { workflowId, id: transitionId });
-      if (!result.affected) throw notFound('Transition');
+      if (!(await graphQueries.deleteTransition(manager, workflowId, transitionId))) throw notFound('Transition');
     });
   }
 
@@ -123,7 +120,7 @@ export class WorkflowGraphService {
 }
 
 async function findStep(manager: EntityManager, workflowId: string, stepId: string): Promise<WorkflowStep> {
-  const step = await manager.findOneBy(WorkflowStep, { workflowId, id: stepId });
+  const step = await graphQueries.findStep(manager, workflowId, stepId);
   if (!step) throw notFound('Step');
   return step;
 }
@@ -132,7 +129,7 @@ async function findStep(manager: EntityManager, workflowId: string, stepId: stri
 async function checkReferences(manager: EntityManager, projectId: string, type: StepType, config: StepConfig): Promise<void> {
   if (type !== 'SEND_EMAIL') return;
   if (typeof config.templateId === 'string') {
-    if (!(await manager.existsBy(Template, { projectId, id: config.templateId }))) {
+    if (!(await graphQueries.projectHasTemplate(manager, projectId, config.templateId))) {
       throw validationError([{ field: 'config.templateId', code: 'not_found', message: 'templateId is not a template of this project', received: config.templateId }]);
     }
   } else {

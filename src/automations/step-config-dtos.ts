@@ -21,7 +21,8 @@ export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as cons
 export const MAX_DURATION = 10 * 366 * DURATION_UNITS.days;
 const UNITS = Object.keys(DURATION_UNITS);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const code = (value: string) => ({ context: { code: value } });
+/** Validation options giving a check's error code (read by the API's validation errors). */
+export const code = (value: string) => ({ context: { code: value } });
 
 /** Applies property decorators so that checks run in the order listed (class-validator runs them as registered). */
 const checks =
@@ -31,7 +32,7 @@ const checks =
   };
 
 /** Documents a property with exactly this schema. */
-const documented = (schema: Schema) => JSONSchema((() => schema) as never) as PropertyDecorator;
+export const documented = (schema: Schema) => JSONSchema((() => schema) as never) as PropertyDecorator;
 
 /** A config text field: absent (null counts as absent) or `required`; then a non-empty string, at most `max`, on one line. */
 function ConfigText(key: string, options: { required?: boolean; max?: number; singleLine?: boolean; description?: string } = {}): PropertyDecorator {

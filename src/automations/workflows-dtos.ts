@@ -6,12 +6,9 @@ import { CursorPageQuery } from '../http/page-query';
 import { IsDateTime, NotBlank, Nullable, NullableDateTime, Optional } from '../http/validate';
 import { choiceIgnoringCase, notBlank as notBlankSchema, object, orEmpty, orNull, schemaRef } from '../openapi/builders';
 import type { Schema } from '../openapi/types';
-import { STEP_CONFIG_SCHEMAS } from './step-config-dtos';
+import { code, documented, STEP_CONFIG_SCHEMAS } from './step-config-dtos';
 
 const notBlank = '$property must not be blank';
-const code = (value: string) => ({ context: { code: value } });
-/** Documents a property with exactly this schema. */
-const documented = (schema: Schema) => JSONSchema((() => schema) as never) as PropertyDecorator;
 const position: Schema = orNull(object({ x: { type: 'number' }, y: { type: 'number' } }));
 
 /** A workflow's trigger: the event that starts an execution for its contact. */

@@ -21,6 +21,21 @@ export function findWorkflow(manager: EntityManager, projectId: string, id: stri
   return manager.findOne(Workflow, { where: { projectId, id }, ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
 }
 
+/** Every workflow of the project, newest first. */
+export function listWorkflows(manager: EntityManager, projectId: string): Promise<Workflow[]> {
+  return manager.find(Workflow, { where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+}
+
+/** Stores a new workflow or the changes to a loaded one. */
+export function saveWorkflow(manager: EntityManager, workflow: Partial<Workflow>): Promise<Workflow> {
+  return manager.save(manager.create(Workflow, workflow));
+}
+
+/** Deletes a workflow; its graph and executions go with it (foreign keys). */
+export async function deleteWorkflow(manager: EntityManager, id: string): Promise<void> {
+  await manager.delete(Workflow, { id });
+}
+
 /** Marks a workflow as changed (its graph was edited). */
 export async function touchWorkflow(manager: EntityManager, id: string): Promise<void> {
   await manager.query('UPDATE workflows SET updated_at = now() WHERE id = $1', [id]);
@@ -60,6 +75,11 @@ export async function hasActiveExecution(manager: EntityManager, workflowId: str
     [workflowId, contactId],
   );
   return rows.length > 0;
+}
+
+/** One execution of the project's workflow, or null. */
+export function findExecution(manager: EntityManager, projectId: string, workflowId: string, id: string): Promise<WorkflowExecution | null> {
+  return manager.findOneBy(WorkflowExecution, { projectId, workflowId, id });
 }
 
 /** A keyset position in an execution list (newest first): `started_at` as text and the id. */

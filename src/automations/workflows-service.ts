@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { FieldsService } from '../contacts/fields-service';
-import { Workflow } from '../entities/workflow';
+import type { Workflow } from '../entities/workflow';
 import { conflict, notFound, validationError, type FieldError } from '../http/errors';
 import { graphProblems } from './graph';
 import * as queries from './workflows-queries';
@@ -50,7 +50,7 @@ export class WorkflowsService {
 
   /** Every workflow of the project with its graph, newest first. */
   async list(projectId: string): Promise<WorkflowWithGraph[]> {
-    const workflows = await this.dataSource.getRepository(Workflow).find({ where: { projectId }, order: { createdAt: 'DESC', id: 'DESC' } });
+    const workflows = await queries.listWorkflows(this.dataSource.manager, projectId);
     const graphs = await queries.graphsOf(this.dataSource.manager, workflows.map((workflow) => workflow.id));
     return workflows.map((workflow) => ({ workflow, graph: graphs.get(workflow.id)! }));
   }
@@ -64,18 +64,15 @@ export class WorkflowsService {
 
   /** Creates a workflow, disabled and without steps, triggered by an event. */
   async create(projectId: string, input: WorkflowInput): Promise<WorkflowWithGraph> {
-    const repository = this.dataSource.getRepository(Workflow);
-    const workflow = await repository.save(
-      repository.create({
-        projectId,
-        name: input.name,
-        description: input.description ?? null,
-        triggerType: 'EVENT',
-        triggerConfig: input.triggerConfig ?? {},
-        enabled: false,
-        allowReentry: input.allowReentry ?? false,
-      }),
-    );
+    const workflow = await queries.saveWorkflow(this.dataSource.manager, {
+      projectId,
+      name: input.name,
+      description: input.description ?? null,
+      triggerType: 'EVENT',
+      triggerConfig: input.triggerConfig ?? {},
+      enabled: false,
+      allowReentry: input.allowReentry ?? false,
+    });
     return { workflow, graph: { steps: [], transitions: [] } };
   }
 
@@ -97,7 +94,7 @@ export class WorkflowsService {
         const problems = enableProblems(workflow, graph);
         if (problems.length > 0) throw validationError(problems, 'The workflow cannot be enabled');
       }
-      return { workflow: await manager.save(workflow), graph };
+      return { workflow: await queries.saveWorkflow(manager, workflow), graph };
     });
   }
 
@@ -114,7 +111,7 @@ export class WorkflowsService {
           { workflowId: id, activeExecutions: active },
         );
       }
-      await manager.delete(Workflow, { id });
+      await queries.deleteWorkflow(manager, id);
     });
   }
 
