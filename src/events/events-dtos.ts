@@ -26,12 +26,8 @@ export class TrackRequest {
   })) as never)
   data?: Record<string, unknown>;
 
-  @IsOptional() @IsBoolean()
-  @JSONSchema((() => ({
-    anyOf: [{ type: 'boolean' }, { type: 'null' }],
-    description:
-      'Subscription state to apply. New contacts default to `true`; existing ones are unchanged unless it is given (null counts as not given).',
-  })) as never)
+  @Nullable('Subscription state to apply. New contacts default to `true`; existing ones are unchanged unless it is given (null counts as not given).')
+  @IsBoolean()
   subscribed?: boolean;
 }
 

@@ -29,7 +29,7 @@ class OutboxAttachment {
 export class OutboxMessage {
   @IsUUID() id!: string;
 
-  @Nullable() @IsUUID() @JSONSchema({ description: "The project the message was sent for; null for Herald's own account mail." })
+  @Nullable("The project the message was sent for; null for Herald's own account mail.") @IsUUID()
   projectId!: string | null;
 
   @IsString() @JSONSchema({ description: 'The `Message-ID` the message would have been sent with.' })
