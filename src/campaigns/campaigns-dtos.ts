@@ -1,4 +1,4 @@
-import { IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { Equals, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { Type } from 'class-transformer';
 import { ConditionTree } from '../conditions/condition-dto';
@@ -6,13 +6,11 @@ import type { Condition } from '../conditions/condition';
 import { AUDIENCE_TYPES, CAMPAIGN_STATUSES, type AudienceType, type CampaignStatus } from '../entities/campaign';
 import { EMAIL_TYPES, type EmailType } from '../entities/template';
 import { SortedPageQuery } from '../http/page-query';
-import { IsDateTime, Nullable, Optional, SingleLine } from '../http/validate';
+import { IsDateTime, Nullable, NullableDateTime, Optional, SingleLine } from '../http/validate';
 import { CAMPAIGN_SORTS } from './campaign-queries';
 
 const nonBlank = { message: '$property must not be empty' };
 const condition = { $ref: '#/components/schemas/Condition' };
-/** JSON Schema's `const`, which the OpenAPI 3.0 types of class-validator-jsonschema do not know. */
-const constant = (value: unknown) => ({ const: value }) as never;
 
 const descriptions = {
   name: 'Internal name; stored trimmed.',
@@ -60,9 +58,9 @@ class CampaignOptionalFields {
  */
 @JSONSchema({
   anyOf: [
-    { type: 'object', properties: { audienceType: constant('ALL') }, required: ['audienceType'] },
-    { type: 'object', properties: { audienceType: constant('SEGMENT'), segmentId: { type: 'string', format: 'uuid' } }, required: ['audienceType', 'segmentId'] },
-    { type: 'object', properties: { audienceType: constant('FILTERED'), audienceCondition: condition }, required: ['audienceType', 'audienceCondition'] },
+    { type: 'object', properties: { audienceType: { enum: ['ALL'] } }, required: ['audienceType'] },
+    { type: 'object', properties: { audienceType: { enum: ['SEGMENT'] }, segmentId: { type: 'string', format: 'uuid' } }, required: ['audienceType', 'segmentId'] },
+    { type: 'object', properties: { audienceType: { enum: ['FILTERED'] }, audienceCondition: condition }, required: ['audienceType', 'audienceCondition'] },
   ],
 })
 export class CreateCampaignBody extends CampaignOptionalFields {
@@ -130,12 +128,6 @@ export class TestCampaignBody {
   email!: string;
 }
 
-const Counter = (description: string) => (target: object, key: string) => {
-  Min(0)(target, key);
-  IsInt()(target, key);
-  JSONSchema({ description })(target, key);
-};
-
 /** A stored campaign, as the campaign endpoints answer it. */
 export class Campaign {
   @IsUUID() id!: string;
@@ -151,24 +143,24 @@ export class Campaign {
   @IsIn(AUDIENCE_TYPES) @JSONSchema({ description: descriptions.audienceType }) audienceType!: AudienceType;
   @Nullable('The segment of a `SEGMENT` audience.') @IsUUID() segmentId!: string | null;
   @ConditionTree({ nullable: true, description: 'The condition of a `FILTERED` audience.' }) audienceCondition!: Condition | null;
-  @Nullable('When a scheduled send starts (or started).') @IsDateTime() scheduledFor!: Date | null;
-  @Counter('The audience size when sending started.') totalRecipients!: number;
-  @Counter('Emails handed to the transport.') sentCount!: number;
-  @Counter('Emails delivered.') deliveredCount!: number;
-  @Counter('Emails opened at least once.') openedCount!: number;
-  @Counter('Emails clicked at least once.') clickedCount!: number;
-  @Counter('Emails that bounced for good.') bouncedCount!: number;
-  @Counter('Emails marked as spam.') complainedCount!: number;
+  @NullableDateTime('When a scheduled send starts (or started).') scheduledFor!: Date | null;
+  @IsInt() @Min(0) @JSONSchema({ description: 'The audience size when sending started.' }) totalRecipients!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails handed to the transport.' }) sentCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails delivered.' }) deliveredCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails opened at least once.' }) openedCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails clicked at least once.' }) clickedCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails that bounced for good.' }) bouncedCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails marked as spam.' }) complainedCount!: number;
   @Nullable('Why a CANCELLED campaign stopped.') @IsString() stoppedReason!: string | null;
   @IsUUID() projectId!: string;
-  @Nullable('When every recipient had been attempted.') @IsDateTime() sentAt!: Date | null;
+  @NullableDateTime('When every recipient had been attempted.') sentAt!: Date | null;
   @IsDateTime() createdAt!: Date;
   @IsDateTime() updatedAt!: Date;
 }
 
 /** `POST /campaigns` answers the new campaign in the envelope. */
 export class CreatedCampaign {
-  @IsBoolean() @JSONSchema(constant(true)) success!: true;
+  @Equals(true) success!: true;
   @ValidateNested() @Type(() => Campaign) data!: Campaign;
 }
 
@@ -176,31 +168,26 @@ class CampaignSendState {
   @IsUUID() id!: string;
   @IsString() name!: string;
   @IsIn(['SENDING', 'SCHEDULED']) status!: CampaignStatus;
-  @Nullable() @IsDateTime() scheduledFor!: Date | null;
+  @NullableDateTime() scheduledFor!: Date | null;
 }
 
 /** What `POST /campaigns/{id}/send` answers: the new status and a sentence saying it. */
 export class CampaignSendResult {
-  @IsBoolean() @JSONSchema(constant(true)) success!: true;
+  @Equals(true) success!: true;
   @ValidateNested() @Type(() => CampaignSendState) data!: CampaignSendState;
   @IsString() message!: string;
 }
 
-const Rate = (description: string) => (target: object, key: string) => {
-  IsNumber()(target, key);
-  JSONSchema({ minimum: 0, maximum: 1, description })(target, key);
-};
-
 /** `GET /campaigns/{id}/stats`: counters and rates. */
 export class CampaignStatsSummary {
-  @Counter('The audience size when sending started.') totalRecipients!: number;
-  @Counter('Emails handed to the transport.') sent!: number;
-  @Counter('Emails delivered.') delivered!: number;
-  @Counter('Emails opened at least once.') opened!: number;
-  @Counter('Emails clicked at least once.') clicked!: number;
-  @Counter('Emails that bounced for good.') bounced!: number;
-  @Counter('Emails marked as spam.') complained!: number;
-  @Rate('`opened / delivered`; 0 when nothing was delivered.') openRate!: number;
-  @Rate('`clicked / delivered`; 0 when nothing was delivered.') clickRate!: number;
-  @Rate('`bounced / sent`; 0 when nothing was sent.') bounceRate!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'The audience size when sending started.' }) totalRecipients!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails handed to the transport.' }) sent!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails delivered.' }) delivered!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails opened at least once.' }) opened!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails clicked at least once.' }) clicked!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails that bounced for good.' }) bounced!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Emails marked as spam.' }) complained!: number;
+  @IsNumber() @Min(0) @Max(1) @JSONSchema({ description: '`opened / delivered`; 0 when nothing was delivered.' }) openRate!: number;
+  @IsNumber() @Min(0) @Max(1) @JSONSchema({ description: '`clicked / delivered`; 0 when nothing was delivered.' }) clickRate!: number;
+  @IsNumber() @Min(0) @Max(1) @JSONSchema({ description: '`bounced / sent`; 0 when nothing was sent.' }) bounceRate!: number;
 }

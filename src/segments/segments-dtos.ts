@@ -13,8 +13,6 @@ const trackMembership = {
   default: false,
   description: 'Keep a stored membership and record `segment.<slug>.entry` / `segment.<slug>.exit` events as contacts join and leave.',
 };
-/** JSON Schema's `const`, which the OpenAPI 3.0 types of class-validator-jsonschema do not know. */
-const constant = (value: unknown) => ({ const: value }) as never;
 
 /** The fields every segment body may carry besides `name`, `type` and `condition` (the route trims `name` first). */
 class SegmentFields {
@@ -31,7 +29,7 @@ class SegmentFields {
  */
 @JSONSchema({
   anyOf: [
-    { type: 'object', properties: { type: constant('STATIC') }, required: ['type'] },
+    { type: 'object', properties: { type: { enum: ['STATIC'] } }, required: ['type'] },
     { type: 'object', properties: { condition: { $ref: '#/components/schemas/Condition' } }, required: ['condition'] },
   ],
 })
@@ -80,12 +78,6 @@ export class RemoveSegmentMembersBody {
   emails!: string[];
 }
 
-const Count = (description?: string) => (target: object, key: string) => {
-  Min(0)(target, key);
-  IsInt()(target, key);
-  if (description) JSONSchema({ description })(target, key);
-};
-
 /** A stored segment, as the segment endpoints answer it. */
 export class Segment {
   @IsUUID() id!: string;
@@ -94,7 +86,7 @@ export class Segment {
   @IsIn(SEGMENT_TYPES) type!: SegmentType;
   @ConditionTree({ nullable: true, description: 'The condition of a DYNAMIC segment; null for STATIC.' }) condition!: Condition | null;
   @IsBoolean() @JSONSchema(trackMembership) trackMembership!: boolean;
-  @Count('Cached count; see the tag description.') memberCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Cached count; see the tag description.' }) memberCount!: number;
   @IsUUID() projectId!: string;
   @IsDateTime() createdAt!: Date;
   @IsDateTime() updatedAt!: Date;
@@ -102,25 +94,25 @@ export class Segment {
 
 /** What a full computation of a tracked segment changed. */
 export class SegmentComputeResult {
-  @Count('Contacts that joined (one entry event each).') entered!: number;
-  @Count('Contacts that left (one exit event each).') exited!: number;
-  @Count('Members stored now.') memberCount!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Contacts that joined (one entry event each).' }) entered!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Contacts that left (one exit event each).' }) exited!: number;
+  @IsInt() @Min(0) @JSONSchema({ description: 'Members stored now.' }) memberCount!: number;
 }
 
 /** What adding emails to a STATIC segment did. */
 export class SegmentMembersAdded {
-  @Count() added!: number;
-  @Count() alreadyMembers!: number;
-  @Count() created!: number;
+  @IsInt() @Min(0) added!: number;
+  @IsInt() @Min(0) alreadyMembers!: number;
+  @IsInt() @Min(0) created!: number;
   @IsString({ each: true }) @JSONSchema({ description: 'Emails without a contact, as sent (empty with `createMissing`).' }) notFound!: string[];
 }
 
 /** How many members a removal took out. */
 export class SegmentMembersRemoved {
-  @Count() removed!: number;
+  @IsInt() @Min(0) removed!: number;
 }
 
 /** A segment's count after a refresh. */
 export class SegmentMemberCount {
-  @Count() memberCount!: number;
+  @IsInt() @Min(0) memberCount!: number;
 }
