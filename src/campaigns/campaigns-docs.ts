@@ -1,4 +1,4 @@
-import { errorExample, errorResponse, jsonResponse, pathParam, schemaRef } from '../openapi/builders';
+import { errorExample, errorResponse, jsonResponse, schemaRef } from '../openapi/builders';
 import { offsetPageOf } from '../openapi/operations';
 import type { EndpointDoc, Response, Tag } from '../openapi/types';
 import { Campaign, CampaignSendResult, CampaignStatsSummary, CreatedCampaign } from './campaigns-dtos';
@@ -19,35 +19,13 @@ export const tag: Tag = {
 };
 
 const exampleCampaign = {
-  id: '5b1e7c2a-8d4f-4e6a-9b3c-2f1d0e9a8b7c',
-  name: 'March newsletter',
-  description: null,
-  subject: "What's new in March, {{ first name ?? 'friend' }}",
-  body: '<h1>March</h1><p>Hi {{ name ?? "there" }}</p>',
-  from: 'news@example.com',
-  fromName: 'Example',
-  replyTo: null,
-  type: 'MARKETING',
-  status: 'SENT',
-  audienceType: 'FILTERED',
-  segmentId: null,
-  audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
-  scheduledFor: '2025-03-01T09:00:00.000Z',
-  totalRecipients: 1200,
-  sentCount: 1198,
-  deliveredCount: 1190,
-  openedCount: 512,
-  clickedCount: 97,
-  bouncedCount: 6,
-  complainedCount: 1,
-  stoppedReason: null,
-  projectId: '0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a',
-  sentAt: '2025-03-01T09:02:41.000Z',
-  createdAt: '2025-02-20T10:00:00.000Z',
-  updatedAt: '2025-02-27T16:30:00.000Z',
+  id: '5b1e7c2a-8d4f-4e6a-9b3c-2f1d0e9a8b7c', name: 'March newsletter', description: null, subject: "What's new in March, {{ first name ?? 'friend' }}",
+  body: '<h1>March</h1><p>Hi {{ name ?? "there" }}</p>', from: 'news@example.com', fromName: 'Example', replyTo: null, type: 'MARKETING', status: 'SENT',
+  audienceType: 'FILTERED', segmentId: null, audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+  scheduledFor: '2025-03-01T09:00:00.000Z', totalRecipients: 1200, sentCount: 1198, deliveredCount: 1190, openedCount: 512, clickedCount: 97, bouncedCount: 6,
+  complainedCount: 1, stoppedReason: null, projectId: '0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a', sentAt: '2025-03-01T09:02:41.000Z',
+  createdAt: '2025-02-20T10:00:00.000Z', updatedAt: '2025-02-27T16:30:00.000Z',
 };
-
-const campaignId = pathParam('id', 'The campaign.');
 
 const unverifiedSender: Response = jsonResponse(
   'The sender domain is not verified for the project (`INTERNAL_SERVER_ERROR`, as the specification fixes it).',
@@ -92,7 +70,6 @@ export const createCampaign: EndpointDoc = {
 export const getCampaign: EndpointDoc = {
   operationId: 'getCampaign',
   summary: 'Get a campaign',
-  parameters: [campaignId],
   response: { description: 'The campaign.', shape: Campaign, example: exampleCampaign },
 };
 
@@ -102,7 +79,6 @@ export const updateCampaign: EndpointDoc = {
   description:
     'Changes the fields sent, on a `DRAFT` or `SCHEDULED` campaign (409 otherwise); the result is checked as on create. ' +
     'A scheduled campaign sends what it holds when its time comes. `scheduledFor` is set by `send`, not here.',
-  parameters: [campaignId],
   response: { description: 'The updated campaign.', shape: Campaign },
   errors: { '403': unverifiedSender, '409': invalidState('The campaign is SENDING, SENT or CANCELLED'), '422': invalid },
 };
@@ -111,7 +87,6 @@ export const deleteCampaign: EndpointDoc = {
   operationId: 'deleteCampaign',
   summary: 'Delete a campaign',
   description: 'Refused (409) while `SCHEDULED` or `SENDING`: cancel it first. Its emails stay in the activity.',
-  parameters: [campaignId],
   response: { description: 'Deleted.', shape: schemaRef('Success'), example: { success: true } },
   errors: { '409': invalidState('The campaign is SCHEDULED or SENDING') },
 };
@@ -120,7 +95,6 @@ export const duplicateCampaign: EndpointDoc = {
   operationId: 'duplicateCampaign',
   summary: 'Duplicate a campaign',
   description: 'A new `DRAFT` named `<name> (copy)` with the same content and audience, counters at zero; checked as on create.',
-  parameters: [campaignId],
   response: { status: 201, description: 'The copy (bare, without the envelope).', shape: Campaign },
   errors: { '403': unverifiedSender, '422': invalid },
 };
@@ -135,7 +109,6 @@ export const sendCampaign: EndpointDoc = {
     'checked again. 503 when the workflow could not be started; nothing changed then. Sending now when the project has no ' +
     'email left under its billing limit is 403 `BILLING_LIMIT_EXCEEDED`; a campaign that reaches the limit while sending ' +
     'stops as `CANCELLED` with a `stoppedReason` naming it (see Billing limits).',
-  parameters: [campaignId],
   requestBody: { required: false },
   response: {
     description: 'Sending or scheduled.',
@@ -161,7 +134,6 @@ export const cancelCampaign: EndpointDoc = {
   description:
     'A `SCHEDULED` or `SENDING` campaign becomes `CANCELLED` and its workflow is cancelled; recipients not yet attempted ' +
     'get nothing (a message already handed to the transport is not recalled). 409 in any other status.',
-  parameters: [campaignId],
   response: { description: 'The cancelled campaign.', shape: Campaign },
   errors: { '409': invalidState('The campaign is not SCHEDULED or SENDING') },
 };
@@ -174,7 +146,6 @@ export const testCampaign: EndpointDoc = {
     'move: it is a one-off email (source `TEST`) delivered like `/v1/send` mail, rendered with no contact data (variables ' +
     'render empty or as their fallback; no unsubscribe link). It counts against the billing limit on emails: past it, ' +
     '403 `BILLING_LIMIT_EXCEEDED`.',
-  parameters: [campaignId],
   response: { description: 'Queued for delivery.', shape: schemaRef('Success'), example: { success: true } },
   errors: { '403': unverifiedSender },
 };
@@ -182,7 +153,6 @@ export const testCampaign: EndpointDoc = {
 export const getCampaignStats: EndpointDoc = {
   operationId: 'getCampaignStats',
   summary: 'Get campaign statistics',
-  parameters: [campaignId],
   response: {
     description: 'Counts and rates.',
     shape: CampaignStatsSummary,

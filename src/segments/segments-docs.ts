@@ -1,4 +1,4 @@
-import { arrayOf, errorExample, errorResponse, jsonResponse, offsetPage, pathParam, schemaRef } from '../openapi/builders';
+import { arrayOf, errorExample, errorResponse, jsonResponse, offsetPage, schemaRef } from '../openapi/builders';
 import { CONDITION_RULES } from '../openapi/conditions';
 import { dtoRef } from '../openapi/operations';
 import type { EndpointDoc, Response, Tag } from '../openapi/types';
@@ -30,30 +30,14 @@ export const tag: Tag = {
 /** The example of the `Condition` schema. */
 export const exampleCondition = {
   logic: 'AND',
-  groups: [
-    {
-      filters: [
-        { field: 'data.plan', operator: 'equals', value: 'pro' },
-        { field: 'event.purchase', operator: 'within', value: 30, unit: 'days' },
-      ],
-    },
-  ],
+  groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }, { field: 'event.purchase', operator: 'within', value: 30, unit: 'days' }] }],
 };
 
 const exampleSegment = {
-  id: '7c2e4a1b-3d5f-4e6a-8b9c-0d1e2f3a4b5c',
-  name: 'VIP Customers',
-  description: 'Pro plan, bought in the last 30 days',
-  type: 'DYNAMIC',
-  condition: exampleCondition,
-  trackMembership: true,
-  memberCount: 42,
-  projectId: '0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a',
-  createdAt: '2025-01-01T12:00:00.000Z',
-  updatedAt: '2025-01-02T08:30:00.000Z',
+  id: '7c2e4a1b-3d5f-4e6a-8b9c-0d1e2f3a4b5c', name: 'VIP Customers', description: 'Pro plan, bought in the last 30 days', type: 'DYNAMIC',
+  condition: exampleCondition, trackMembership: true, memberCount: 42, projectId: '0d9e8f7a-6b5c-4d3e-2f1a-0b9c8d7e6f5a',
+  createdAt: '2025-01-01T12:00:00.000Z', updatedAt: '2025-01-02T08:30:00.000Z',
 };
-
-const segmentId = pathParam('id', 'The segment.');
 
 const badBody: Response = jsonResponse(
   'A missing or empty `name`, or a `DYNAMIC` segment without a `condition` object, answers the bare body `{ error }`; ' +
@@ -100,7 +84,6 @@ export const createSegment: EndpointDoc = {
 export const getSegment: EndpointDoc = {
   operationId: 'getSegment',
   summary: 'Get a segment',
-  parameters: [segmentId],
   response: { description: 'The segment, with its cached `memberCount`.', shape: Segment },
 };
 
@@ -110,7 +93,6 @@ export const updateSegment: EndpointDoc = {
   description:
     'Changes `name`, `description`, `condition` (DYNAMIC only; ignored for STATIC) and `trackMembership`; `type` ' +
     'cannot change and is ignored. A new condition recounts `memberCount`. The slug stays.',
-  parameters: [segmentId],
   response: { description: 'The updated segment.', shape: Segment },
   errors: { '400': badBody, '422': invalid },
 };
@@ -119,7 +101,6 @@ export const deleteSegment: EndpointDoc = {
   operationId: 'deleteSegment',
   summary: 'Delete a segment',
   description: 'Refused while a `SCHEDULED` or `SENDING` campaign uses the segment; other campaigns keep no segment.',
-  parameters: [segmentId],
   response: { description: 'Deleted.', shape: schemaRef('Success'), example: { success: true } },
   errors: {
     '409': errorResponse(409, 'SEGMENT_IN_USE', 'A scheduled or sending campaign uses the segment', {
@@ -132,7 +113,6 @@ export const listSegmentContacts: EndpointDoc = {
   operationId: 'listSegmentContacts',
   summary: "List a segment's contacts",
   description: 'DYNAMIC: the contacts matching the condition now. STATIC: the stored members. Newest contacts first.',
-  parameters: [segmentId],
   response: { description: 'A page of contacts.', shape: offsetPage(schemaRef('Contact')) },
 };
 
@@ -142,7 +122,6 @@ export const addSegmentMembers: EndpointDoc = {
   description:
     'Adds the contacts with these emails (matched case-insensitively). Emails without a contact are listed in ' +
     '`notFound`, unless `createMissing` creates them (subscribed unless `subscribed: false`).',
-  parameters: [segmentId],
   response: {
     description: 'What happened to the emails.',
     shape: SegmentMembersAdded,
@@ -154,7 +133,6 @@ export const addSegmentMembers: EndpointDoc = {
 export const removeSegmentMembers: EndpointDoc = {
   operationId: 'removeSegmentMembers',
   summary: 'Remove members from a STATIC segment',
-  parameters: [segmentId],
   response: { description: 'How many members were removed.', shape: SegmentMembersRemoved, example: { removed: 2 } },
   errors: { '400': staticOnly },
 };
@@ -166,7 +144,6 @@ export const computeSegment: EndpointDoc = {
     'Runs the Temporal workflow `segment/<id>` and answers when it ends; when one is already running, waits for ' +
     'that one. Fires one entry or exit event per contact that joined or left. Only for DYNAMIC segments with ' +
     '`trackMembership` (400 otherwise).',
-  parameters: [segmentId],
   response: { description: 'What changed.', shape: SegmentComputeResult, example: { entered: 3, exited: 1, memberCount: 42 } },
   errors: {
     '400': errorResponse(400, 'BAD_REQUEST', 'The segment is STATIC or not tracked'),
@@ -178,6 +155,5 @@ export const refreshSegmentCount: EndpointDoc = {
   operationId: 'refreshSegmentCount',
   summary: "Refresh a segment's member count",
   description: 'Counts the matching contacts (DYNAMIC) or stored members (STATIC) and caches the count. No events, no membership changes.',
-  parameters: [segmentId],
   response: { description: 'The new count.', shape: SegmentMemberCount, example: { memberCount: 42 } },
 };
