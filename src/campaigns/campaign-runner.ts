@@ -7,7 +7,7 @@ import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery } from '../sending/delivery';
 import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience';
 import { disabledReason } from '../reputation/reputation-queries';
-import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaign-queries';
+import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaigns-queries';
 
 /** Contacts per batch when the project's send rate is not limited. */
 export const MAX_BATCH_SIZE = 250;

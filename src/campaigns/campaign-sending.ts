@@ -9,7 +9,7 @@ import { logger } from '../logger';
 import { sendCampaign } from '../../workflows/campaigns';
 import { deliverEmail } from '../../workflows/delivery';
 import { campaignSummary, campaignWorkflowId, emailSummary, emailWorkflowId, type SendCampaignInput } from '../../workflows/shared';
-import { findCampaign, saveCampaign, stopCampaign } from './campaign-queries';
+import { findCampaign, saveCampaign, stopCampaign } from './campaigns-queries';
 import { ACTIVE, assertSendable, invalidState } from './campaigns-service';
 
 /** What `POST /campaigns/{id}/send` answers. */

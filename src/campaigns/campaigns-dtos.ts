@@ -7,7 +7,7 @@ import { AUDIENCE_TYPES, CAMPAIGN_STATUSES, type AudienceType, type CampaignStat
 import { EMAIL_TYPES, type EmailType } from '../entities/template';
 import { SortedPageQuery } from '../http/page-query';
 import { IsDateTime, Nullable, NullableDateTime, Optional, SingleLine } from '../http/validate';
-import { CAMPAIGN_SORTS } from './campaign-queries';
+import { CAMPAIGN_SORTS } from './campaigns-queries';
 
 const nonBlank = { message: '$property must not be empty' };
 const condition = { $ref: '#/components/schemas/Condition' };

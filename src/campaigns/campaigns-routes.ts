@@ -6,7 +6,7 @@ import { badRequest, notFound, validationError } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { textParam } from '../http/query';
 import { isUuid } from '../http/validate';
-import { CAMPAIGN_SORTS } from './campaign-queries';
+import { CAMPAIGN_SORTS } from './campaigns-queries';
 import * as docs from './campaigns-docs';
 import {
   Campaign,

@@ -7,7 +7,7 @@ import { conflict, validationError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { assertTemplateSyntax } from '../templates/templates-service';
 import { findSegment } from './audience';
-import { campaignsPage, deleteCampaign, findCampaign, insertCampaign, saveCampaign, type CampaignFilter } from './campaign-queries';
+import { campaignsPage, deleteCampaign, findCampaign, insertCampaign, saveCampaign, type CampaignFilter } from './campaigns-queries';
 
 /** A campaign as the API shows it. */
 export function campaignView(campaign: Campaign) {

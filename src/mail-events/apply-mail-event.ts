@@ -1,4 +1,4 @@
-import { countMailEvent } from '../campaigns/campaign-queries';
+import { countMailEvent } from '../campaigns/campaigns-queries';
 import type { ContactsService } from '../contacts/contacts-service';
 import type { Email, EmailStatus } from '../entities/email';
 import type { EventTransaction } from '../events/event-store';

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { QueuedEmail } from '../campaigns/audience';
-import { markSent } from '../campaigns/campaign-queries';
+import { markSent } from '../campaigns/campaigns-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
 import type { Email } from '../entities/email';

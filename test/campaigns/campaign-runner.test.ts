@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { stopCampaign } from '../../src/campaigns/campaign-queries';
+import { stopCampaign } from '../../src/campaigns/campaigns-queries';
 import { CampaignRunner, type BatchRequest } from '../../src/campaigns/campaign-runner';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
