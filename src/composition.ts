@@ -24,6 +24,8 @@ import { ReputationService } from './reputation/reputation-service';
 import { SuspensionLifts } from './reputation/suspension-lifts';
 import { SegmentsService } from './segments/segments-service';
 import { SendService } from './sending/send-service';
+import { SystemService } from './system/system-service';
+import { OutboxService } from './mailer/outbox-service';
 import { SuppressionsService } from './suppressions/suppressions-service';
 import { UploadsService } from './uploads/uploads-service';
 import { TemplatesService } from './templates/templates-service';
@@ -33,6 +35,7 @@ import { WorkflowGraphService } from './automations/graph-service';
 import { WorkflowsService } from './automations/workflows-service';
 import { AccountEmails } from './accounts/account-emails';
 import { AuthService } from './accounts/auth-service';
+import { OAuthService } from './oauth/oauth-service';
 import { AuthThrottle } from './accounts/auth-throttle';
 import { MembersService } from './projects/members-service';
 import { ProjectsService } from './projects/projects-service';
@@ -75,6 +78,8 @@ export function createServices(deps: AppDeps) {
     campaigns: new CampaignsService(deps.dataSource),
     campaignSending: new CampaignSending(deps.dataSource, deps.temporal, deps.config.taskQueue),
     segments: new SegmentsService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
+    system: new SystemService(deps),
+    outbox: new OutboxService(deps.dataSource),
     send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined, confirmByGet, reputation),
     reputation,
@@ -84,6 +89,7 @@ export function createServices(deps: AppDeps) {
     uploads: new UploadsService(deps.config),
     domains,
     auth: new AuthService(deps.dataSource, deps.config, emails, throttle),
+    oauth: new OAuthService(deps.dataSource, deps.config),
     projects: new ProjectsService(deps.dataSource, deps.temporal, domains),
     payments: new PaymentsService(deps.dataSource, deps.config, createStripeClient(deps.config)),
     billingLimits: new BillingLimitsService(deps.dataSource),

@@ -1,18 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { EventRecord, EventSource } from '../entities/event-record';
+import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
 import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches';
-import { insertEvents } from './events-queries';
+import { insertEvents, type NewEvent } from './events-queries';
 
-/** An event to store. */
-export interface NewEvent {
-  projectId: string;
-  contactId: string | null;
-  name: string;
-  data?: Record<string, unknown>;
-  source: EventSource;
-}
+export type { NewEvent };
+
 
 /** A transaction that can store events; they are dispatched once it commits. */
 export interface EventTransaction {

@@ -1,8 +1,16 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { EventRecord } from '../entities/event-record';
+import { EventRecord, type EventSource } from '../entities/event-record';
 import type { CursorParams } from '../http/pagination';
-import type { NewEvent } from './event-store';
+
+/** An event to store. */
+export interface NewEvent {
+  projectId: string;
+  contactId: string | null;
+  name: string;
+  data?: Record<string, unknown>;
+  source: EventSource;
+}
 
 /** A keyset position in an event list (newest first). */
 export interface EventCursor {

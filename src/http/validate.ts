@@ -51,9 +51,9 @@ export function parseBody<T extends object>(Dto: new () => T, body: unknown): T 
  */
 export const Optional = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
-/** A field that may be left out or sent as `null` (which clears it); documented as the schema or null. */
-export function Nullable(): PropertyDecorator {
-  const orNull = JSONSchema(((schema: object) => ({ anyOf: [schema, { type: 'null' }] })) as never) as PropertyDecorator;
+/** A field that may be left out or sent as `null` (which clears it); documented as the schema or null, with its description. */
+export function Nullable(description?: string): PropertyDecorator {
+  const orNull = JSONSchema(((schema: object) => ({ anyOf: [schema, { type: 'null' }], ...(description ? { description } : {}) })) as never) as PropertyDecorator;
   return (target, key) => {
     IsOptional()(target, key as string);
     orNull(target, key);
@@ -105,6 +105,18 @@ export const SingleLine = (field: string) => Matches(/^[^\r\n]*$/, { message: `$
 export function IsDateTime(): PropertyDecorator {
   const documented = JSONSchema((() => ({ type: 'string', format: 'date-time' })) as never) as PropertyDecorator;
   return (target, key) => {
+    IsISO8601({ strict: true })(target, key as string);
+    documented(target, key);
+  };
+}
+
+/** An ISO 8601 date-time or `null` (Nullable would document IsDateTime's schema away: a property keeps one JSONSchema). */
+export function NullableDateTime(description?: string): PropertyDecorator {
+  const documented = JSONSchema(
+    (() => ({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }], ...(description ? { description } : {}) })) as never,
+  ) as PropertyDecorator;
+  return (target, key) => {
+    IsOptional()(target, key as string);
     IsISO8601({ strict: true })(target, key as string);
     documented(target, key);
   };

@@ -1,9 +1,15 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { MemberRole } from '../entities/project-member';
-import type { EndpointContext } from '../http/endpoint';
 import { forbidden, notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { findMemberRole } from './members-queries';
+
+/** What a dashboard handler's context gives the role check: the members service, the path and the signed-in user. */
+interface CallerContext {
+  services: { members: { role(projectId: string, userId: string): Promise<MemberRole> } };
+  params: Record<string, string>;
+  user: { id: string };
+}
 
 /** A user's role in a project; 404 when not a member, so a project's existence is never revealed. */
 export async function roleIn(db: DataSource | EntityManager, projectId: string, userId: string): Promise<MemberRole> {
@@ -13,7 +19,7 @@ export async function roleIn(db: DataSource | EntityManager, projectId: string, 
 }
 
 /** The signed-in caller's role in the project of the path's `{id}`: the check every project-scoped dashboard endpoint makes first. */
-export function callerRole({ services, params, user }: Pick<EndpointContext<unknown, unknown>, 'services' | 'params' | 'user'>): Promise<MemberRole> {
+export function callerRole({ services, params, user }: CallerContext): Promise<MemberRole> {
   return services.members.role(params.id, user.id);
 }
 

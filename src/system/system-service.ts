@@ -1,4 +1,6 @@
-import type { AppDeps } from '../composition';
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import type { Config } from '../config';
 import { databaseAnswers } from './system-queries';
 
 /** What `GET /health` reports. */
@@ -10,7 +12,7 @@ export interface Health {
 
 /** Liveness and the public feature configuration. */
 export class SystemService {
-  constructor(private readonly deps: Pick<AppDeps, 'config' | 'dataSource' | 'temporal'>) {}
+  constructor(private readonly deps: { config: Config; dataSource: DataSource; temporal: Client | undefined }) {}
 
   /** Whether the database and Temporal answer; `degraded` when the database does not. */
   async health(): Promise<Health> {
