@@ -6,13 +6,8 @@ import { userView } from './auth-service';
 import { clearSessionCookie, setSessionCookie } from './cookies';
 import { SESSION_COOKIE } from './sessions';
 
-/** A handler that first counts the request against its client address's budget (the sign-in and account-email endpoints). */
-const perAddress =
-  <B>(handle: (context: EndpointContext<B, undefined>) => Promise<unknown>) =>
-  async (context: EndpointContext<B, undefined>) => {
-    await context.services.auth.throttleAddress(context.req, context.res);
-    return handle(context);
-  };
+/** Counts the request against its client address's budget before its body is validated (sign-in and account-email endpoints). */
+const perAddress = (context: EndpointContext<unknown, unknown>) => context.services.auth.throttleAddress(context.req, context.res);
 
 const success = { success: true };
 
@@ -26,11 +21,12 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       body: SignupBody,
       doc: docs.signup,
-      handle: perAddress(async ({ services, config, res, body }) => {
+      before: perAddress,
+      handle: async ({ services, config, res, body }) => {
         const { user, sessionToken } = await services.auth.signup(body.email, body.password);
         setSessionCookie(res, config, sessionToken);
         return userView(user);
-      }),
+      },
     }),
     endpoint<LoginBody>({
       method: 'post',
@@ -38,11 +34,12 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       body: LoginBody,
       doc: docs.login,
-      handle: perAddress(async ({ services, config, res, body }) => {
+      before: perAddress,
+      handle: async ({ services, config, res, body }) => {
         const { user, sessionToken } = await services.auth.login(body.email, body.password);
         setSessionCookie(res, config, sessionToken);
         return userView(user);
-      }),
+      },
     }),
     endpoint({
       method: 'get',
@@ -73,10 +70,11 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       body: AccountEmailBody,
       doc: docs.requestVerification,
-      handle: perAddress(async ({ services, body }) => {
+      before: perAddress,
+      handle: async ({ services, body }) => {
         await services.auth.requestVerification(body.email);
         return success;
-      }),
+      },
     }),
     endpoint<AccountEmailBody>({
       method: 'post',
@@ -84,10 +82,11 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       body: AccountEmailBody,
       doc: docs.requestPasswordReset,
-      handle: perAddress(async ({ services, body }) => {
+      before: perAddress,
+      handle: async ({ services, body }) => {
         await services.auth.requestPasswordReset(body.email);
         return success;
-      }),
+      },
     }),
     endpoint<ResetPasswordBody>({
       method: 'post',
@@ -95,10 +94,11 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       body: ResetPasswordBody,
       doc: docs.resetPassword,
-      handle: perAddress(async ({ services, body }) => {
+      before: perAddress,
+      handle: async ({ services, body }) => {
         await services.auth.resetPassword(body.token, body.password);
         return success;
-      }),
+      },
     }),
   ],
 };

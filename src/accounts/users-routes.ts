@@ -1,6 +1,5 @@
 import { endpoint, type RouteTable } from '../http/endpoint';
 import { ProjectNameBody } from '../projects/projects-dtos';
-import { callerRole } from '../projects/roles';
 import { userView } from './auth-service';
 import * as docs from './users-docs';
 
@@ -33,42 +32,42 @@ export const usersRoutes: RouteTable = {
     endpoint({
       method: 'get',
       path: '/users/@me/projects/{id}',
-      credential: 'session',
+      credential: 'member',
       doc: docs.getProject,
-      handle: async (context) => context.services.projects.get(context.params.id, await callerRole(context)),
+      handle: async (context) => context.services.projects.get(context.params.id, context.role),
     }),
     endpoint<ProjectNameBody>({
       method: 'patch',
       path: '/users/@me/projects/{id}',
-      credential: 'session',
+      credential: 'member',
       body: ProjectNameBody,
       doc: docs.updateProject,
-      handle: async (context) => context.services.projects.rename(context.params.id, await callerRole(context), context.body.name),
+      handle: async (context) => context.services.projects.rename(context.params.id, context.role, context.body.name),
     }),
     endpoint({
       method: 'delete',
       path: '/users/@me/projects/{id}',
-      credential: 'session',
+      credential: 'member',
       doc: docs.deleteProject,
       handle: async (context) => {
-        await context.services.projects.delete(context.params.id, await callerRole(context));
+        await context.services.projects.delete(context.params.id, context.role);
         return { success: true };
       },
     }),
     endpoint({
       method: 'post',
       path: '/users/@me/projects/{id}/regenerate-keys',
-      credential: 'session',
+      credential: 'member',
       doc: docs.regenerateProjectKeys,
-      handle: async (context) => context.services.projects.regenerateKeys(context.params.id, await callerRole(context)),
+      handle: async (context) => context.services.projects.regenerateKeys(context.params.id, context.role),
     }),
     endpoint({
       method: 'post',
       path: '/users/@me/projects/{id}/reset',
-      credential: 'session',
+      credential: 'member',
       doc: docs.resetProject,
       handle: async (context) => {
-        await context.services.projects.reset(context.params.id, await callerRole(context));
+        await context.services.projects.reset(context.params.id, context.role);
         return { success: true };
       },
     }),

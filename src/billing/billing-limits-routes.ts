@@ -1,7 +1,6 @@
 import { endpoint, type RouteTable } from '../http/endpoint';
 import { ApiError, validationError, type FieldError } from '../http/errors';
 import { parseBody } from '../http/validate';
-import { callerRole } from '../projects/roles';
 import { BillingLimitsBody } from './billing-dtos';
 import * as docs from './billing-limits-docs';
 
@@ -33,32 +32,30 @@ export const billingLimitsRoutes: RouteTable = {
     endpoint({
       method: 'get',
       path: '/users/@me/projects/{id}/billing-limits',
-      credential: 'session',
+      credential: 'member',
       doc: docs.getBillingLimits,
       handle: async (context) => {
-        await callerRole(context);
         return context.services.billingLimits.get(context.params.id);
       },
     }),
     endpoint<BillingLimitsBody>({
       method: 'put',
       path: '/users/@me/projects/{id}/billing-limits',
-      credential: 'session',
+      credential: 'member',
       body: BillingLimitsBody,
       precheck: onlyKnownCategories,
       doc: docs.updateBillingLimits,
       handle: async (context) => {
         const { emails, contacts } = context.body;
-        return context.services.billingLimits.update(context.params.id, await callerRole(context), { emails, contacts });
+        return context.services.billingLimits.update(context.params.id, context.role, { emails, contacts });
       },
     }),
     endpoint({
       method: 'get',
       path: '/users/@me/projects/{id}/billing-consumption',
-      credential: 'session',
+      credential: 'member',
       doc: docs.getBillingConsumption,
       handle: async (context) => {
-        await callerRole(context);
         return context.services.billingLimits.consumption(context.params.id);
       },
     }),

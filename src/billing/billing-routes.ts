@@ -1,5 +1,4 @@
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { callerRole } from '../projects/roles';
 import { BillingPortalBody, CheckoutBody } from './billing-dtos';
 import * as docs from './billing-docs';
 
@@ -13,26 +12,25 @@ export const billingRoutes: RouteTable = {
     endpoint<CheckoutBody>({
       method: 'post',
       path: '/users/@me/projects/{id}/checkout',
-      credential: 'session',
+      credential: 'member',
       body: CheckoutBody,
       doc: docs.createCheckoutSession,
-      handle: async (context) => context.services.payments.checkout(context.params.id, await callerRole(context), context.body),
+      handle: async (context) => context.services.payments.checkout(context.params.id, context.role, context.body),
     }),
     endpoint<BillingPortalBody>({
       method: 'post',
       path: '/users/@me/projects/{id}/billing-portal',
-      credential: 'session',
+      credential: 'member',
       body: BillingPortalBody,
       doc: docs.createBillingPortalSession,
-      handle: async (context) => context.services.payments.portal(context.params.id, await callerRole(context), context.body),
+      handle: async (context) => context.services.payments.portal(context.params.id, context.role, context.body),
     }),
     endpoint({
       method: 'get',
       path: '/users/@me/projects/{id}/billing-invoices',
-      credential: 'session',
+      credential: 'member',
       doc: docs.listBillingInvoices,
       handle: async (context) => {
-        await callerRole(context);
         return context.services.payments.invoices(context.params.id);
       },
     }),

@@ -2,15 +2,17 @@ import type { Request, Response } from 'express';
 import type { Config } from '../config';
 import type { Services } from '../composition';
 import type { Cursors } from './cursors';
+import type { MemberRole } from '../entities/project-member';
 import type { KeyProject, SessionUser } from './request-context';
 import type { EndpointDoc, Schema, Tag } from '../openapi/types';
 
 /**
  * Who may call an endpoint: `secret` a project's secret key, `key` its secret or public key,
- * `session` a signed-in dashboard user, `none` anyone. The route table states it per endpoint;
+ * `session` a signed-in dashboard user, `member` a signed-in member of the project the path's
+ * `{id}` names (404 for anyone else, before the body is validated), `none` anyone. The route table states it per endpoint;
  * the API mounts the matching authentication and the document states the matching security.
  */
-export type Credential = 'secret' | 'key' | 'session' | 'none';
+export type Credential = 'secret' | 'key' | 'session' | 'member' | 'none';
 
 /** How an endpoint's body is read: JSON (the default), raw bytes, or by the handler itself (forms, uploads). */
 export type BodyKind = 'json' | 'raw' | 'own';
@@ -27,6 +29,8 @@ export interface EndpointContext<B, Q> {
   params: Record<string, string>;
   project: KeyProject;
   user: SessionUser;
+  /** The caller's role in the project of `{id}`, on `member` endpoints. */
+  role: MemberRole;
   services: Services;
   cursors: Cursors;
   config: Config;
@@ -49,6 +53,8 @@ export interface Endpoint<B = unknown, Q = unknown> {
   bodyLimit?: string;
   /** Runs on the raw body before the DTO, for the SPEC's bare `{ error }` answers to a missing field. */
   precheck?: (body: unknown) => void;
+  /** Runs after authentication and before validation (with the raw body), e.g. a per-address budget. */
+  before?: (context: EndpointContext<unknown, unknown>) => Promise<void>;
   doc: EndpointDoc;
   handle: (context: EndpointContext<B, Q>) => unknown;
 }

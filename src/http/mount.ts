@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
 import type { Services } from '../composition';
 import type { Cursors } from './cursors';
-import type { Credential, Endpoint, RouteTable } from './endpoint';
+import type { Credential, Endpoint, EndpointContext, RouteTable } from './endpoint';
 import { jsonBody } from './json-body';
 import { apiKeyAuth } from './middleware/api-key-auth';
 import { idempotency } from './middleware/idempotency';
@@ -37,6 +37,7 @@ function authentication(credential: Credential, deps: MountDeps): RequestHandler
         idempotency(dataSource, config.idempotencyTtlHours),
       ];
     case 'session':
+    case 'member':
       return [sessionAuth(dataSource)];
     case 'none':
       return [];
@@ -55,21 +56,25 @@ function bodyReader(route: Endpoint): RequestHandler[] {
 function handler(route: Endpoint, deps: MountDeps): RequestHandler {
   const status = route.doc.response.status ?? 200;
   return async (req, res) => {
-    route.precheck?.(req.body);
-    const body = route.body ? parseBody(route.body, req.body) : req.body;
-    const query = route.query ? parseQuery(route.query, req.query) : req.query;
-    const result = await route.handle({
+    const params = req.params as Record<string, string>;
+    const context: EndpointContext<unknown, unknown> = {
       req,
       res,
-      body,
-      query,
-      params: req.params as Record<string, string>,
+      body: req.body,
+      query: req.query,
+      params,
       project: req.project!,
       user: req.user!,
+      role: route.credential === 'member' ? await deps.services.members.role(params.id, req.user!.id) : (undefined as never),
       services: deps.services,
       cursors: deps.cursors,
       config: deps.config,
-    });
+    };
+    await route.before?.(context);
+    route.precheck?.(req.body);
+    if (route.body) context.body = parseBody(route.body, req.body);
+    if (route.query) context.query = parseQuery(route.query, req.query);
+    const result = await route.handle(context);
     if (res.headersSent) return;
     if (result === undefined) res.status(status).end();
     else res.status(status).json(result);

@@ -32,7 +32,6 @@ export const jobsRoutes: RouteTable = {
       method: 'post',
       path: '/contacts/import',
       credential: 'secret',
-      bodyKind: 'own',
       doc: docs.importContacts,
       handle: async ({ services, project, req, res }): Promise<JobAccepted> => {
         await readBody(req, res, [csvUpload]);

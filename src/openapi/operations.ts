@@ -29,13 +29,14 @@ export const cursorPageOf = (dto: Dto): Schema => cursorPage(dtoRef(dto));
 
 const isDto = (shape: unknown): shape is Dto => typeof shape === 'function';
 
-const SECURITY: Record<Credential, SecurityRequirement[]> = { secret: apiKeyAuth, key: apiKeyAuth, session: sessionAuth, none: noAuth };
+const SECURITY: Record<Credential, SecurityRequirement[]> = { secret: apiKeyAuth, key: apiKeyAuth, session: sessionAuth, member: sessionAuth, none: noAuth };
 
 /** The error answers every endpoint of this kind can give: authentication, body, validation, an unknown id. */
 function generatedErrors(route: Endpoint): CommonErrorStatus[] {
   const statuses: CommonErrorStatus[] = [];
   if (route.credential === 'secret' || route.credential === 'key') statuses.push(401, 403, 429);
   if (route.credential === 'session') statuses.push(401);
+  if (route.credential === 'member') statuses.push(401, 404);
   if (route.query) statuses.push(400);
   if (route.body) statuses.push(400, 413, 422);
   if (/\{[^}]+\}/.test(route.path)) statuses.push(404);

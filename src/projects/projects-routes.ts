@@ -3,7 +3,6 @@ import { notFound } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { AddMemberBody, ChangeMemberRoleBody } from './projects-dtos';
 import * as docs from './projects-docs';
-import { callerRole } from './roles';
 
 /** A path id that is not a UUID names nothing: 404 for `what`. */
 const uuidParam = (id: string, what: string) => {
@@ -18,54 +17,52 @@ export const projectsRoutes: RouteTable = {
     endpoint({
       method: 'get',
       path: '/projects/{id}/setup-state',
-      credential: 'session',
+      credential: 'member',
       doc: docs.getSetupState,
       handle: async (context) => {
-        await callerRole(context);
         return context.services.projects.setupState(context.params.id);
       },
     }),
     endpoint({
       method: 'get',
       path: '/projects/{id}/members',
-      credential: 'session',
+      credential: 'member',
       doc: docs.listMembers,
       handle: async (context) => {
-        await callerRole(context);
         return context.services.members.list(context.params.id);
       },
     }),
     endpoint<AddMemberBody>({
       method: 'post',
       path: '/projects/{id}/members',
-      credential: 'session',
+      credential: 'member',
       body: AddMemberBody,
       doc: docs.addMember,
       handle: async (context) => {
         const { services, params, user, body } = context;
-        return services.members.add(params.id, await callerRole(context), user.id, body.email, body.role ?? 'MEMBER');
+        return services.members.add(params.id, context.role, user.id, body.email, body.role ?? 'MEMBER');
       },
     }),
     endpoint<ChangeMemberRoleBody>({
       method: 'patch',
       path: '/projects/{id}/members/{userId}',
-      credential: 'session',
+      credential: 'member',
       body: ChangeMemberRoleBody,
       doc: docs.changeMemberRole,
       handle: async (context) => {
         const { services, params, body } = context;
-        const role = await callerRole(context);
+        const role = context.role;
         return services.members.changeRole(params.id, role, uuidParam(params.userId, 'Member'), body.role);
       },
     }),
     endpoint({
       method: 'delete',
       path: '/projects/{id}/members/{userId}',
-      credential: 'session',
+      credential: 'member',
       doc: docs.removeMember,
       handle: async (context) => {
         const { services, params, user } = context;
-        const role = await callerRole(context);
+        const role = context.role;
         await services.members.remove(params.id, role, user.id, uuidParam(params.userId, 'Member'));
         return { success: true };
       },
@@ -73,11 +70,11 @@ export const projectsRoutes: RouteTable = {
     endpoint({
       method: 'delete',
       path: '/projects/{id}/invites/{inviteId}',
-      credential: 'session',
+      credential: 'member',
       doc: docs.withdrawInvite,
       handle: async (context) => {
         const { services, params } = context;
-        const role = await callerRole(context);
+        const role = context.role;
         await services.members.withdrawInvite(params.id, role, uuidParam(params.inviteId, 'Invite'));
         return { success: true };
       },

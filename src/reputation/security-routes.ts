@@ -1,12 +1,8 @@
 import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
-import { callerRole } from '../projects/roles';
 import * as docs from './security-docs';
 
 /** The security state answered to any member of the project. */
-const state = async (context: EndpointContext<undefined, undefined>) => {
-  await callerRole(context);
-  return context.services.reputation.state(context.params.id);
-};
+const state = (context: EndpointContext<undefined, undefined>) => context.services.reputation.state(context.params.id);
 
 /**
  * A project's sender reputation for its members (session): the security state at
@@ -16,8 +12,8 @@ const state = async (context: EndpointContext<undefined, undefined>) => {
 export const securityRoutes: RouteTable = {
   tag: docs.tag,
   endpoints: [
-    endpoint({ method: 'get', path: '/users/@me/projects/{id}/security', credential: 'session', doc: docs.getProjectSecurity, handle: state }),
-    endpoint({ method: 'get', path: '/projects/{id}/security', credential: 'session', doc: docs.getProjectSecurityState, handle: state }),
+    endpoint({ method: 'get', path: '/users/@me/projects/{id}/security', credential: 'member', doc: docs.getProjectSecurity, handle: state }),
+    endpoint({ method: 'get', path: '/projects/{id}/security', credential: 'member', doc: docs.getProjectSecurityState, handle: state }),
     endpoint({
       method: 'post',
       path: '/users/@me/projects/{id}/security/lift',
