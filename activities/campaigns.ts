@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { AudienceUnavailableError } from '../src/campaigns/audience';
+import { AudienceUnavailableError } from '../src/campaigns/audience-queries';
 import type { BatchRequest, BatchResult, CampaignRunner, SendingPlan } from '../src/campaigns/campaign-runner';
 
 /** An audience that cannot be resolved fails the campaign at once: retrying would not bring its segment back. */

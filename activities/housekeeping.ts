@@ -1,6 +1,12 @@
 import type { DataSource } from 'typeorm';
 import { logger } from '../src/logger';
 import { dropExpiredBacklog, MAIL_EVENT_BACKLOG_HOURS } from '../src/mail-events/mail-event-queries';
+import {
+  purgeExpiredAuthTokens,
+  purgeExpiredIdempotencyKeys,
+  purgeExpiredRateLimitWindows,
+  purgeExpiredSessions,
+} from '../src/orchestration/housekeeping-queries';
 
 /** How many rows one housekeeping pass removed, per table. */
 export interface PurgeResult {
@@ -14,12 +20,6 @@ export interface PurgeResult {
 
 /** Activities of the housekeeping workflow. */
 export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
-  // TypeORM answers a DELETE on Postgres with [rows, affected row count].
-  const purge = async (sql: string): Promise<number> => {
-    const [, affected] = (await deps.dataSource.query(sql)) as [unknown, number];
-    return affected;
-  };
-
   /** Drops the mail events that waited too long for their email, with a log line naming each. */
   const dropMailEvents = async (): Promise<number> => {
     const dropped = await dropExpiredBacklog(deps.dataSource.manager);
@@ -37,10 +37,10 @@ export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
      */
     async purgeExpiredRecords(): Promise<PurgeResult> {
       return {
-        idempotencyKeys: await purge(`DELETE FROM idempotency_keys WHERE expires_at < now()`),
-        rateLimitWindows: await purge(`DELETE FROM rate_limit_windows WHERE expires_at < now()`),
-        sessions: await purge(`DELETE FROM sessions WHERE expires_at < now()`),
-        authTokens: await purge(`DELETE FROM auth_tokens WHERE expires_at < now() - interval '1 day'`),
+        idempotencyKeys: await purgeExpiredIdempotencyKeys(deps.dataSource.manager),
+        rateLimitWindows: await purgeExpiredRateLimitWindows(deps.dataSource.manager),
+        sessions: await purgeExpiredSessions(deps.dataSource.manager),
+        authTokens: await purgeExpiredAuthTokens(deps.dataSource.manager),
         mailEventBacklog: await dropMailEvents(),
       };
     },

@@ -2,7 +2,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Campaign audiences are paged by keyset on contact id within a project
- * (src/campaigns/audience.ts): `WHERE c.project_id = $1 AND c.id > $after ORDER BY c.id`.
+ * (src/campaigns/audience-queries.ts): `WHERE c.project_id = $1 AND c.id > $after ORDER BY c.id`.
  */
 export class CampaignAudienceIndex1764060000000 implements MigrationInterface {
   name = 'CampaignAudienceIndex1764060000000';

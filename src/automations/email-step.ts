@@ -3,16 +3,16 @@ import type { ExecutionRef } from '../../workflows/shared';
 import { assertWithinEmailLimit, BillingLimitExceededError } from '../billing/limits';
 import { findContact } from '../contacts/contacts-queries';
 import { assertVerifiedSender } from '../domains/sender-check';
-import { Email } from '../entities/email';
-import { Template, type EmailType } from '../entities/template';
+import type { EmailType } from '../entities/template';
 import { ApiError } from '../http/errors';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError, TemplateSyntaxError } from '../rendering/renderer';
 import { EmailNotFoundError, type Delivery } from '../sending/delivery';
-import { isSuppressed } from '../sending/suppressions';
+import { emailExists, findProjectTemplate, isSuppressed } from '../sending/send-queries';
 import { workflowEmailId } from './email-ids';
 import { PermanentStepError } from './errors';
-import { isExecutionActive, type ExecutionRecords, type SkipReason } from './execution-records';
+import type { ExecutionRecords, SkipReason } from './execution-records';
+import { insertStepEmail, isExecutionActive } from './executions-queries';
 
 /** A SEND_EMAIL step's config: a template, or an inline message (MARKETING unless told otherwise). */
 export interface SendEmailConfig {
@@ -64,8 +64,7 @@ export class EmailStep {
       await this.records.abandonStepEmail(execution.executionId, 'The workflow execution ended before this email was sent');
       return { emailId, outcome: 'NOT_ACTIVE' };
     }
-    const exists = await this.dataSource.getRepository(Email).existsBy({ id: emailId });
-    if (!exists) {
+    if (!(await emailExists(this.dataSource.manager, emailId))) {
       const skipped = await this.queue(execution, emailId, config);
       if (skipped) {
         await this.records.recordSkip(execution.executionId, stepId, skipped);
@@ -93,16 +92,21 @@ export class EmailStep {
         }
         if (await isSuppressed(manager, execution.projectId, contact.email)) return 'suppressed';
         if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
-        const inserted: unknown[] = await manager.query(
-          `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", from_name, reply_to, subject, body, variables, status)
-           VALUES ($1, $2, $3, $4, 'WORKFLOW', $5, $6, $7, $8, $9, $10, $11, $12, 'QUEUED')
-           ON CONFLICT (id) DO NOTHING RETURNING id`,
-          [
-            emailId, execution.projectId, contact.id, message.templateId, message.type, contact.email, message.from, message.fromName,
-            message.replyTo, message.subject, message.body, JSON.stringify({ ...execution.eventData, ...execution.context }),
-          ],
-        );
-        if (inserted.length > 0) await assertWithinEmailLimit(manager, execution.projectId, 1);
+        const inserted = await insertStepEmail(manager, {
+          id: emailId,
+          projectId: execution.projectId,
+          contactId: contact.id,
+          templateId: message.templateId,
+          type: message.type,
+          toEmail: contact.email,
+          from: message.from,
+          fromName: message.fromName,
+          replyTo: message.replyTo,
+          subject: message.subject,
+          body: message.body,
+          variables: { ...execution.eventData, ...execution.context },
+        });
+        if (inserted) await assertWithinEmailLimit(manager, execution.projectId, 1);
         return undefined;
       });
     } catch (err) {
@@ -114,7 +118,7 @@ export class EmailStep {
   /** The template's message, or the inline one; a template that no longer exists fails the step. */
   private async message(projectId: string, config: SendEmailConfig): Promise<StepMessage> {
     if (config.templateId) {
-      const template = await this.dataSource.getRepository(Template).findOneBy({ projectId, id: config.templateId });
+      const template = await findProjectTemplate(this.dataSource.manager, projectId, config.templateId);
       if (!template) throw new PermanentStepError(`Template ${config.templateId} no longer exists`);
       const { id, subject, body, from, fromName, replyTo, type } = template;
       return { templateId: id, subject, body, from, fromName, replyTo, type };

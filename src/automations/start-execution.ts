@@ -1,10 +1,24 @@
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runWorkflowExecution } from '../../workflows/contact-workflow';
-import { eventReceived, executionSummary, executionWorkflowId, type ExecutionInput, type Graph, type ReceivedEvent } from '../../workflows/shared';
-import { WorkflowExecution } from '../entities/workflow';
+import { eventReceived, executionSummary, executionWorkflowId, type ExecutionInput, type ReceivedEvent } from '../../workflows/shared';
+import type { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
+import {
+  activeExecutionIdsOfContact,
+  cancelActiveExecution,
+  contactEmail,
+  endExecution,
+  executionById,
+  graphSnapshot,
+  hasAnyExecution,
+  insertRunningExecution,
+  lockWorkflowContact,
+  lockWorkflowForStart,
+  olderActiveExecutionId,
+} from './executions-queries';
+import { findExecution } from './workflows-queries';
 
 /** What the engine needs from the process that starts executions (API or worker). */
 export interface EngineDeps {
@@ -55,19 +69,6 @@ export function executionStartOptions(
   };
 }
 
-/** A workflow's steps and transitions, read in one statement so that both come from the same moment. */
-async function loadGraph(manager: EntityManager, workflowId: string): Promise<Graph> {
-  const [row]: Graph[] = await manager.query(
-    `SELECT
-       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'name', s.name, 'config', s.config) ORDER BY s.created_at, s.id), '[]')
-          FROM workflow_steps s WHERE s.workflow_id = $1) AS steps,
-       (SELECT coalesce(json_agg(json_build_object('fromStepId', t.from_step_id, 'toStepId', t.to_step_id, 'branch', t.branch) ORDER BY t.created_at, t.id), '[]')
-          FROM workflow_transitions t WHERE t.workflow_id = $1) AS transitions`,
-    [workflowId],
-  );
-  return row;
-}
-
 /** Starts the Temporal workflow; a server that refuses the search attributes gets the start again without them. */
 async function startWorkflow(deps: EngineDeps, input: ExecutionInput, names: { contactEmail: string; automationName: string }, searchAttributes: boolean): Promise<void> {
   const start = (withAttributes: boolean) =>
@@ -88,9 +89,6 @@ async function startWorkflow(deps: EngineDeps, input: ExecutionInput, names: { c
   }
 }
 
-/** An active record younger than this is taken to be running: its workflow has just been started. */
-const ORPHAN_MIN_AGE = "interval '1 minute'";
-
 /**
  * Records the end of the contact's active execution of the workflow when its Temporal workflow
  * is no longer running although the record says it is: an operator terminated it in the
@@ -99,25 +97,18 @@ const ORPHAN_MIN_AGE = "interval '1 minute'";
  * closed one; the caller holds the workflow-and-contact lock.
  */
 async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
-  const [active]: { id: string }[] = await manager.query(
-    `SELECT id FROM workflow_executions
-      WHERE workflow_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING') AND started_at < now() - ${ORPHAN_MIN_AGE}`,
-    [workflowId, contactId],
-  );
-  if (!active) return false;
+  const activeId = await olderActiveExecutionId(manager, workflowId, contactId);
+  if (!activeId) return false;
   let ended: string;
   try {
-    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(active.id)).describe()).status.name;
+    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(activeId)).describe()).status.name;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     ended = 'NOT_FOUND';
   }
   if (ended === 'RUNNING') return false;
   const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
-  await manager.query(
-    `UPDATE workflow_executions SET status = $2, error = $3, completed_at = now() WHERE id = $1 AND status IN ('RUNNING', 'WAITING')`,
-    [active.id, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`],
-  );
+  await endExecution(manager, activeId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
   return true;
 }
 
@@ -136,30 +127,18 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
   const { projectId, workflowId, contactId } = input;
   const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
   return deps.dataSource.transaction(async (manager) => {
-    const [workflow]: { allow_reentry: boolean; name: string }[] = await manager.query(
-      'SELECT allow_reentry, name FROM workflows WHERE id = $1 AND project_id = $2 FOR SHARE',
-      [workflowId, projectId],
-    );
+    const workflow = await lockWorkflowForStart(manager, projectId, workflowId);
     if (!workflow) throw notFound('Workflow');
-    const [contact]: { email: string }[] = await manager.query('SELECT email FROM contacts WHERE id = $1 AND project_id = $2', [contactId, projectId]);
-    if (!contact) throw notFound('Contact');
-    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wf-exec:${workflowId}:${contactId}`]);
-    if (!workflow.allow_reentry) {
-      const earlier: unknown[] = await manager.query('SELECT 1 FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2 LIMIT 1', [workflowId, contactId]);
-      if (earlier.length > 0) return null;
-    }
-    const insert = async (): Promise<{ id: string } | undefined> =>
-      (
-        (await manager.query(
-          `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
-           VALUES ($1, $2, $3, 'RUNNING', $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
-          [projectId, workflowId, contactId, JSON.stringify(input.context ?? {}), input.triggerEventId ?? null],
-        )) as { id: string }[]
-      )[0];
+    const email = await contactEmail(manager, projectId, contactId);
+    if (email === undefined) throw notFound('Contact');
+    await lockWorkflowContact(manager, workflowId, contactId);
+    if (!workflow.allow_reentry && (await hasAnyExecution(manager, workflowId, contactId))) return null;
+    const insert = () =>
+      insertRunningExecution(manager, { projectId, workflowId, contactId, context: input.context ?? {}, triggerEventId: input.triggerEventId ?? null });
     let row = await insert();
     if (!row && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) row = await insert();
     if (!row) return null;
-    const graph = await loadGraph(manager, workflowId);
+    const graph = await graphSnapshot(manager, workflowId);
     const executionInput: ExecutionInput = {
       executionId: row.id,
       projectId,
@@ -170,8 +149,8 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
     };
-    await startWorkflow(deps, executionInput, { contactEmail: contact.email, automationName: workflow.name }, searchAttributes);
-    return manager.findOneByOrFail(WorkflowExecution, { id: row.id });
+    await startWorkflow(deps, executionInput, { contactEmail: email, automationName: workflow.name }, searchAttributes);
+    return executionById(manager, row.id);
   });
 }
 
@@ -182,8 +161,7 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
  * returned as it is. 404 when the project's workflow has no such execution; 503 when Temporal is unavailable.
  */
 export async function cancelExecution(deps: EngineDeps, projectId: string, workflowId: string, executionId: string): Promise<WorkflowExecution> {
-  const executions = deps.dataSource.getRepository(WorkflowExecution);
-  const execution = await executions.findOneBy({ projectId, workflowId, id: executionId });
+  const execution = await findExecution(deps.dataSource.manager, projectId, workflowId, executionId);
   if (!execution) throw notFound('Execution');
   if (execution.status !== 'RUNNING' && execution.status !== 'WAITING') return execution;
   try {
@@ -195,11 +173,8 @@ export async function cancelExecution(deps: EngineDeps, projectId: string, workf
       });
     }
   }
-  await deps.dataSource.query(
-    `UPDATE workflow_executions SET status = 'CANCELLED', completed_at = now() WHERE id = $1 AND status IN ('RUNNING', 'WAITING')`,
-    [executionId],
-  );
-  return executions.findOneByOrFail({ id: executionId });
+  await cancelActiveExecution(deps.dataSource.manager, executionId);
+  return executionById(deps.dataSource.manager, executionId);
 }
 
 /**
@@ -213,12 +188,9 @@ export async function signalWaitingExecutions(
   contactId: string,
   event: ReceivedEvent,
 ): Promise<number> {
-  const rows: { id: string }[] = await deps.dataSource.query(
-    `SELECT id FROM workflow_executions WHERE project_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING')`,
-    [projectId, contactId],
-  );
+  const ids = await activeExecutionIdsOfContact(deps.dataSource.manager, projectId, contactId);
   const signalled = await Promise.all(
-    rows.map(async ({ id }) => {
+    ids.map(async (id) => {
       try {
         await deps.temporal.workflow.getHandle(executionWorkflowId(id)).signal(eventReceived, { ...(event.id ? { id: event.id } : {}), name: event.name, data: event.data ?? {} });
         return true;

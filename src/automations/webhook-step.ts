@@ -6,6 +6,7 @@ import { contactLinks } from '../contacts/links';
 import type { Contact } from '../entities/contact';
 import { buildScope, renderTemplate, TemplateRenderError, TemplateSyntaxError } from '../rendering/renderer';
 import { PermanentStepError } from './errors';
+import { workflowName } from './executions-queries';
 import { sendWebhook, type WebhookResponse } from './webhook-client';
 
 /** A WEBHOOK step's config. */
@@ -63,14 +64,11 @@ export class WebhookStep {
         throw err;
       }
     }
-    const [workflow]: { name: string }[] = await this.dataSource.query('SELECT name FROM workflows WHERE id = $1 AND project_id = $2', [
-      execution.workflowId,
-      execution.projectId,
-    ]);
+    const name = await workflowName(this.dataSource.manager, execution.projectId, execution.workflowId);
     return JSON.stringify({
       event: { name: execution.eventName ?? null, data: execution.eventData ?? {} },
       contact: contact ? { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data } : null,
-      workflow: { id: execution.workflowId, name: workflow?.name ?? null },
+      workflow: { id: execution.workflowId, name: name ?? null },
       execution: { id: execution.executionId },
     });
   }

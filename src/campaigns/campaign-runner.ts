@@ -5,7 +5,7 @@ import type { Campaign } from '../entities/campaign';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery } from '../sending/delivery';
-import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience';
+import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience-queries';
 import { disabledReason } from '../reputation/reputation-queries';
 import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaigns-queries';
 

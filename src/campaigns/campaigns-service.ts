@@ -6,7 +6,7 @@ import type { EmailType } from '../entities/template';
 import { conflict, validationError } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import { assertTemplateSyntax } from '../templates/templates-service';
-import { findSegment } from './audience';
+import { findSegment } from './audience-queries';
 import { campaignsPage, deleteCampaign, findCampaign, insertCampaign, saveCampaign, type CampaignFilter } from './campaigns-queries';
 
 /** A campaign as the API shows it. */

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
 import { containsPattern } from '../db/like';
-import { suppressedSql } from '../sending/suppressions';
+import { suppressedSql } from '../sending/send-queries';
 
 /** One contact to create or update in a batch; emails are already lower-case and unique in the batch. */
 export interface UpsertItem {

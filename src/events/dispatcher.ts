@@ -1,6 +1,6 @@
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
-import type { DispatchBatch } from './dispatches';
+import type { DispatchBatch } from './dispatches-queries';
 
 /**
  * Something that reacts to stored events: workflow triggers, waits, tracked segments. It
@@ -15,7 +15,7 @@ export type ContactsChangedHandler = (projectId: string, contactIds: string[]) =
 /**
  * The one point every stored event passes through after its transaction committed,
  * tracked or SYSTEM alike, and contact writes, which store no event of their own. What a
- * transaction must announce is queued with it (src/events/dispatches.ts): the committing
+ * transaction must announce is queued with it (src/events/dispatches-queries.ts): the committing
  * process delivers it at once, and a delivery that failed or never happened is repeated
  * by the worker's `event-redelivery` workflow. Subscribers see each event at least once,
  * in the order stored.

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches';
+import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches-queries';
 import { insertEvents, type NewEvent } from './events-queries';
 
 export type { NewEvent };
@@ -33,7 +33,7 @@ function batchesOf(stored: EventRecord[], changed: Map<string, Set<string>>): Di
 
 /**
  * Runs work in one database transaction and dispatches what it stored after the commit.
- * The dispatch is queued in the same transaction (src/events/dispatches.ts), so a crash or a
+ * The dispatch is queued in the same transaction (src/events/dispatches-queries.ts), so a crash or a
  * failing subscriber after the commit delays it (the worker delivers it again) but never loses it.
  */
 export async function withEvents<T>(

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { claimDueDispatches, completeDispatches, loadDispatchEvents } from './dispatches';
+import { claimDueDispatches, completeDispatches, loadDispatchEvents } from './dispatches-queries';
 
 /** Deliveries of one dispatch before it is given up (about 17 hours of retries at the longest wait). */
 export const MAX_DISPATCH_ATTEMPTS = 24;

@@ -2,8 +2,8 @@ import { countMailEvent } from '../campaigns/campaigns-queries';
 import type { ContactsService } from '../contacts/contacts-service';
 import type { Email, EmailStatus } from '../entities/email';
 import type { EventTransaction } from '../events/event-store';
+import { suppress } from '../sending/send-queries';
 import { nextStatus } from '../sending/status';
-import { suppress } from '../sending/suppressions';
 import { updateEmail } from './mail-event-queries';
 import type { MailEvent } from './ses-event';
 

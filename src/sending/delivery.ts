@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { QueuedEmail } from '../campaigns/audience';
+import type { QueuedEmail } from '../campaigns/audience-queries';
 import { markSent } from '../campaigns/campaigns-queries';
 import type { Config } from '../config';
 import type { ContactsService } from '../contacts/contacts-service';
@@ -10,10 +10,9 @@ import { PermanentMailError } from '../mailer/types';
 import { disabledReason } from '../reputation/reputation-queries';
 import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
-import { loadParts } from './email-contents';
+import { loadParts } from './email-contents-queries';
 import { GroupWriter } from '../db/group-writer';
-import { claimQueuedEmails, failQueuedEmail, findContact, findEmail, suppressQueuedEmail } from './send-queries';
-import { isSuppressed } from './suppressions';
+import { claimQueuedEmails, failQueuedEmail, findContact, findEmail, isSuppressed, suppressQueuedEmail } from './send-queries';
 
 /** The fields of an email record that recording its outcome reads. */
 type EventSubject = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject'>;

@@ -10,10 +10,9 @@ import type { Template } from '../entities/template';
 import { ApiError, validationError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
-import { storeContent } from './email-contents';
+import { storeContent } from './email-contents-queries';
 import type { Recipient, SendRequest } from './send-request';
-import { findProjectTemplate, insertEmail } from './send-queries';
-import { isSuppressed } from './suppressions';
+import { findProjectTemplate, insertEmail, isSuppressed } from './send-queries';
 import { deliverEmail } from '../../workflows/delivery';
 import { emailSummary, emailWorkflowId } from '../../workflows/shared';
 

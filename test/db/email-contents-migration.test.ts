@@ -1,6 +1,6 @@
 import { EmailContents1764630000000 } from '../../migrations/1764630000000-email-contents';
 import { Email } from '../../src/entities/email';
-import { loadParts } from '../../src/sending/email-contents';
+import { loadParts } from '../../src/sending/email-contents-queries';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 
 describe('migration EmailContents', () => {

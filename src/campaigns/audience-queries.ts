@@ -3,7 +3,7 @@ import { audienceWhere } from '../conditions/compile';
 import type { Condition } from '../conditions/condition';
 import type { Campaign } from '../entities/campaign';
 import type { ComposableContact, ComposableEmail } from '../sending/compose';
-import { suppressedSql } from '../sending/suppressions';
+import { suppressedSql } from '../sending/send-queries';
 
 /**
  * The audience query module: who a campaign goes to, counted and paged by keyset on
