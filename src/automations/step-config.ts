@@ -40,8 +40,11 @@ function sendEmail(input: Record<string, unknown>): Checked {
   }
   const { value, errors } = checkDto(InlineEmailStepConfig, input, 'config');
   const { subject, body, from, fromName, replyTo, type } = value;
-  return { errors, config: defined({ subject, body, from: from?.trim(), fromName, replyTo: replyTo?.trim(), type }) };
+  return { errors, config: defined({ subject, body, from: trimmed(from), fromName, replyTo: trimmed(replyTo), type }) };
 }
+
+/** A text field trimmed; a value of another type (already reported as an error) as it came. */
+const trimmed = <T>(value: T): T => (typeof value === 'string' ? (value.trim() as T) : value);
 
 function waitForEvent(input: Record<string, unknown>): Checked {
   const { value, errors } = checkDto(WaitForEventStepConfig, input, 'config');
@@ -52,7 +55,7 @@ function waitForEvent(input: Record<string, unknown>): Checked {
 function webhook(input: Record<string, unknown>): Checked {
   const { value, errors } = checkDto(WebhookStepConfig, input, 'config');
   const { url, method, headers, body } = value;
-  return { errors: [...errors, ...webhookHeaderProblems(headers)], config: defined({ url, method: method?.toUpperCase(), headers, body }) };
+  return { errors: [...errors, ...webhookHeaderProblems(headers)], config: defined({ url, method: typeof method === 'string' ? method.toUpperCase() : method, headers, body }) };
 }
 
 function updateContact(input: Record<string, unknown>): Checked {
