@@ -1,6 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { AuthToken, type AuthTokenKind } from '../entities/auth-token';
+import { Session } from '../entities/session';
 import { User } from '../entities/user';
+import type { SessionUser } from '../http/request-context';
 import { sha256 } from '../runtime/secrets';
 
 type Db = DataSource | EntityManager;
@@ -59,4 +61,37 @@ export async function redeemAuthToken(manager: EntityManager, token: string, kin
 export async function emailBudgetKey(db: Db, email: string): Promise<string> {
   const [row]: { key: string }[] = await db.query(`SELECT encode(sha256(convert_to(lower(btrim($1)), 'UTF8')), 'hex') AS key`, [email]);
   return row.key;
+}
+
+/** Stores the digest of a session token. */
+export async function insertSession(db: Db, userId: string, token: string, expiresAt: Date): Promise<void> {
+  await db.getRepository(Session).insert({ userId, tokenHash: sha256(token), expiresAt });
+}
+
+/** The user behind a session token, if the session exists and has not expired. */
+export async function userForSession(db: Db, token: string): Promise<SessionUser | undefined> {
+  const rows: { id: string; email: string; email_verified: boolean; created_at: Date; session_id: string }[] = await db.query(
+    `SELECT u.id, u.email, u.email_verified, u.created_at, s.id AS session_id
+       FROM sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.token_hash = $1 AND s.expires_at > now()`,
+    [sha256(token)],
+  );
+  const row = rows[0];
+  return row && {
+    id: row.id,
+    email: row.email,
+    emailVerified: row.email_verified,
+    createdAt: row.created_at,
+    sessionId: row.session_id,
+  };
+}
+
+/** Revokes one session by its token. */
+export async function closeSession(db: Db, token: string): Promise<void> {
+  await db.getRepository(Session).delete({ tokenHash: sha256(token) });
+}
+
+/** Revokes every session of a user (after a password reset, or when the owner of the address takes the account over). */
+export async function closeAllSessions(db: Db, userId: string): Promise<void> {
+  await db.getRepository(Session).delete({ userId });
 }

@@ -11,7 +11,7 @@ import { verifyEmailAndJoin } from '../projects/members-queries';
 import { hashPassword, verifyPassword } from './passwords';
 import { randomToken } from '../runtime/secrets';
 import * as queries from './accounts-queries';
-import { closeAllSessions, closeSession, openSession } from './sessions';
+import { openSession } from './sessions';
 
 const TOKEN_HOURS: Record<AuthTokenKind, number> = { VERIFY_EMAIL: 24, PASSWORD_RESET: 1 };
 
@@ -81,7 +81,7 @@ export class AuthService {
 
   /** Revokes the session of a token, if there is one. */
   async logout(token: unknown): Promise<void> {
-    if (typeof token === 'string' && token) await closeSession(this.dataSource, token);
+    if (typeof token === 'string' && token) await queries.closeSession(this.dataSource, token);
   }
 
   /** Sends a new verification link when the address belongs to an unverified account; every request counts towards the address's emails. */
@@ -117,7 +117,7 @@ export class AuthService {
       const userId = await redeemToken(manager, token, 'PASSWORD_RESET');
       await queries.setPasswordHash(manager, userId, await hashPassword(password));
       await verifyEmailAndJoin(manager, userId);
-      await closeAllSessions(manager, userId);
+      await queries.closeAllSessions(manager, userId);
     });
   }
 

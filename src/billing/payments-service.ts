@@ -1,10 +1,18 @@
 import Stripe from 'stripe';
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
+import type { BillingAccount } from '../entities/billing';
 import type { MemberRole } from '../entities/project-member';
 import { ApiError, badRequest, validationError } from '../http/errors';
 import { requireManager } from '../projects/roles';
-import { applySubscription, findAccount, hasLiveSubscription, linkCheckout, recordReceipt, storeCustomer } from './billing-accounts';
+import {
+  applySubscription,
+  ENDED_SUBSCRIPTION_STATUSES,
+  findAccount,
+  linkCheckout,
+  recordReceipt,
+  storeCustomer,
+} from './billing-queries';
 import { billingChange } from './stripe-events';
 
 export interface CheckoutRequest {
@@ -44,6 +52,11 @@ async function fromStripe<T>(call: Promise<T>): Promise<T> {
       details: { type: err.rawType ?? err.type, ...(err.code ? { code: err.code } : {}) },
     });
   }
+}
+
+/** Whether the account holds a subscription that has not ended (a new checkout would pay twice). */
+function hasLiveSubscription(account: BillingAccount): boolean {
+  return account.subscriptionId !== null && !ENDED_SUBSCRIPTION_STATUSES.includes(account.subscriptionStatus ?? '');
 }
 
 const isoTime = (seconds: number) => new Date(seconds * 1000).toISOString();

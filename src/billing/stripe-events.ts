@@ -1,6 +1,6 @@
 import type Stripe from 'stripe';
 import { isUuid } from '../http/validate';
-import type { SubscriptionState } from './billing-accounts';
+import type { SubscriptionState } from './billing-queries';
 
 /** What one Stripe event asks of the billing accounts. */
 export type BillingChange =

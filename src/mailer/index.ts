@@ -6,7 +6,8 @@ import { SmtpMailer } from './smtp';
 import type { Mailer } from './types';
 
 export * from './types';
-export { listOutboxMessages, OutboxMailer, type OutboxQuery } from './outbox';
+export { OutboxMailer } from './outbox';
+export { listOutboxMessages, type OutboxQuery } from './outbox-queries';
 export { SesMailer, type SesMailerOptions } from './ses';
 export { SmtpMailer } from './smtp';
 

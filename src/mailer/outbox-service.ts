@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { listOutboxMessages, type OutboxQuery, type OutboxReader } from './outbox';
+import { listOutboxMessages, type OutboxQuery, type OutboxReader } from './outbox-queries';
 
 /** Reading what the outbox transport kept (`GET /outbox`). */
 export class OutboxService {

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { ApiKey, type ApiKeyKind } from '../entities/api-key';
+import type { ApiKeyKind } from '../entities/api-key';
 import { digestsEqual, randomBase62, sha256 } from '../runtime/secrets';
+import { findKeyByHash, replaceKeys } from './api-keys-queries';
 
 const PREFIX: Record<ApiKeyKind, string> = { public: 'pk_', secret: 'sk_' };
 
@@ -31,10 +32,9 @@ export async function issueKeys(manager: EntityManager, projectId: string): Prom
     publicKey: PREFIX.public + randomBase62(40),
     secretKey: PREFIX.secret + randomBase62(40),
   };
-  await manager.delete(ApiKey, { projectId });
-  await manager.insert(ApiKey, [
-    { projectId, kind: 'public', keyHash: sha256(issued.publicKey), prefix: issued.publicKey.slice(0, 10) },
-    { projectId, kind: 'secret', keyHash: sha256(issued.secretKey), prefix: issued.secretKey.slice(0, 10) },
+  await replaceKeys(manager, projectId, [
+    { kind: 'public', keyHash: sha256(issued.publicKey), prefix: issued.publicKey.slice(0, 10) },
+    { kind: 'secret', keyHash: sha256(issued.secretKey), prefix: issued.secretKey.slice(0, 10) },
   ]);
   return issued;
 }
@@ -42,14 +42,7 @@ export async function issueKeys(manager: EntityManager, projectId: string): Prom
 /** Finds the project of a presented key by its hash, comparing digests in constant time. */
 export async function findKey(manager: EntityManager, key: string): Promise<KeyMatch | undefined> {
   const digest = sha256(key);
-  const rows: { key_hash: string; kind: ApiKeyKind; project_id: string; name: string; disabled: boolean }[] =
-    await manager.query(
-      `SELECT k.key_hash, k.kind, p.id AS project_id, p.name, p.disabled
-         FROM api_keys k JOIN projects p ON p.id = k.project_id
-        WHERE k.key_hash = $1`,
-      [digest],
-    );
-  const row = rows[0];
+  const row = await findKeyByHash(manager, digest);
   if (!row || !digestsEqual(row.key_hash, digest)) return undefined;
   return { projectId: row.project_id, projectName: row.name, disabled: row.disabled, kind: row.kind };
 }

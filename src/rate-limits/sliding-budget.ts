@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { addToWindow, windowCount } from './windows';
+import { addToWindow, windowCount } from './windows-queries';
 
 /** At most `limit` events per `seconds` for each key of a kind (`name`), such as failed sign-ins per account email. */
 export interface Budget {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '../../src/db/data-source';
 import { OutboxMessage } from '../../src/entities/outbox-message';
-import { listOutboxMessages, OutboxMailer } from '../../src/mailer/outbox';
+import { OutboxMailer } from '../../src/mailer/outbox';
+import { listOutboxMessages } from '../../src/mailer/outbox-queries';
 import type { OutgoingMessage } from '../../src/mailer/types';
 
 /** A recipient no other test uses, so rows written concurrently elsewhere do not interfere. */

@@ -1,17 +1,11 @@
 import type { RequestHandler, Response } from 'express';
 import type { DataSource } from 'typeorm';
 import { ApiError, validationError } from '../errors';
+import * as queries from '../idempotency-queries';
 import '../request-context';
 
 const VALID_KEY = /^[\x20-\x7E]{1,255}$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-interface StoredKey {
-  method: string;
-  path: string;
-  status_code: number | null;
-  created_at: Date;
-}
 
 /**
  * `Idempotency-Key` handling, project-scoped and stored in Postgres. The first request
@@ -33,21 +27,8 @@ export function idempotency(dataSource: DataSource, ttlHours: number): RequestHa
       ]);
     }
     const projectId = req.project!.id;
-    const claimed: { created_at: Date }[] = await dataSource.query(
-      `INSERT INTO idempotency_keys (project_id, key, method, path, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(hours => $5))
-       ON CONFLICT (project_id, key) DO UPDATE
-         SET method = EXCLUDED.method, path = EXCLUDED.path, status_code = NULL,
-             created_at = now(), expires_at = EXCLUDED.expires_at
-         WHERE idempotency_keys.expires_at <= now()
-       RETURNING created_at`,
-      [projectId, key, req.method, req.originalUrl.split('?')[0], ttlHours],
-    );
-    if (claimed.length === 0) {
-      const [stored]: StoredKey[] = await dataSource.query(
-        'SELECT method, path, status_code, created_at FROM idempotency_keys WHERE project_id = $1 AND key = $2',
-        [projectId, key],
-      );
+    if (!(await queries.claimKey(dataSource, projectId, key, req.method, req.originalUrl.split('?')[0], ttlHours))) {
+      const stored = await queries.findStoredKey(dataSource, projectId, key);
       throw new ApiError(409, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for another request', {
         details: {
           key,
@@ -60,12 +41,8 @@ export function idempotency(dataSource: DataSource, ttlHours: number): RequestHa
     }
     settleOnResponse(res, (statusCode) =>
       statusCode >= 400 && statusCode < 500
-        ? dataSource.query('DELETE FROM idempotency_keys WHERE project_id = $1 AND key = $2', [projectId, key])
-        : dataSource.query('UPDATE idempotency_keys SET status_code = $3 WHERE project_id = $1 AND key = $2', [
-            projectId,
-            key,
-            statusCode,
-          ]),
+        ? queries.releaseKey(dataSource, projectId, key)
+        : queries.recordKeyStatus(dataSource, projectId, key, statusCode),
     );
     next();
   };

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { addToWindow } from '../../rate-limits/windows';
+import { addToWindow } from '../../rate-limits/windows-queries';
 import { clientAddress } from '../client-address';
 import { rateLimited } from '../errors';
 import '../request-context';

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { SESSION_COOKIE, userForSession } from '../../accounts/sessions';
+import { userForSession } from '../../accounts/accounts-queries';
+import { SESSION_COOKIE } from '../../accounts/sessions';
 import { ApiError } from '../errors';
 import '../request-context';
 
