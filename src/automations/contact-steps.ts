@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Condition } from '../conditions/condition';
-import { contactMatches } from '../conditions/compile';
+import { contactMatches } from '../conditions/condition-queries';
 import { findContact } from '../contacts/contacts-queries';
 import type { ContactsService } from '../contacts/contacts-service';
 import { ApiError } from '../http/errors';

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { FieldType } from '../contacts/data-rules';
 import { MAX_AMOUNT, type Condition, type Filter, type Group } from './condition';
 import { escapeLike } from '../db/like';
+import { listFieldTypes } from '../contacts/fields-queries';
 
 /**
  * The one condition engine: compiles a validated condition tree to a parameterised SQL
@@ -39,8 +40,7 @@ const CAST: Record<CompareType, string> = { string: 'text', number: 'numeric', b
 
 /** The custom field types of a project, keyed by `data` key. */
 export async function loadFieldTypes(manager: EntityManager, projectId: string): Promise<Map<string, FieldType>> {
-  const rows: { key: string; type: FieldType }[] = await manager.query('SELECT key, type FROM contact_fields WHERE project_id = $1', [projectId]);
-  return new Map(rows.map((row) => [row.key, row.type]));
+  return new Map((await listFieldTypes(manager, projectId)).map((row) => [row.key, row.type]));
 }
 
 /** Compiles a condition to a SQL boolean expression; an empty `groups` matches every contact. */
@@ -228,18 +228,4 @@ export async function audienceWhere(
   const ctx: CompileContext = { params: [projectId], fieldTypes: await loadFieldTypes(manager, projectId), eventData: extra.eventData };
   const expression = compileCondition(condition, ctx);
   return { where: `c.project_id = $1 AND ${expression}`, params: ctx.params };
-}
-
-/** Whether one contact matches a condition (workflow CONDITION steps, tracked segments). */
-export async function contactMatches(
-  manager: EntityManager,
-  projectId: string,
-  contactId: string,
-  condition: Condition,
-  eventData?: Record<string, unknown>,
-): Promise<boolean> {
-  const { where, params } = await audienceWhere(manager, projectId, condition, { eventData });
-  params.push(contactId);
-  const rows = await manager.query(`SELECT 1 FROM contacts c WHERE ${where} AND c.id = $${params.length}`, params);
-  return rows.length > 0;
 }

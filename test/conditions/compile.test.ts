@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { audienceWhere, contactMatches } from '../../src/conditions/compile';
+import { audienceWhere } from '../../src/conditions/compile';
+import { contactMatches } from '../../src/conditions/condition-queries';
 import { parseCondition, type Filter } from '../../src/conditions/condition';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { parseDataPatch } from '../../src/contacts/data-rules';
