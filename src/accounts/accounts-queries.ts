@@ -3,7 +3,7 @@ import { AuthToken, type AuthTokenKind } from '../entities/auth-token';
 import { Session } from '../entities/session';
 import { User } from '../entities/user';
 import type { SessionUser } from '../http/request-context';
-import { sha256 } from '../runtime/secrets';
+import { sha256 } from './tokens';
 
 type Db = DataSource | EntityManager;
 

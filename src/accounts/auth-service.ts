@@ -9,7 +9,7 @@ import type { AccountEmails } from './account-emails';
 import type { AuthThrottle } from './auth-throttle';
 import { verifyEmailAndJoin } from '../projects/members-queries';
 import { hashPassword, verifyPassword } from './passwords';
-import { randomToken } from '../runtime/secrets';
+import { randomToken } from './tokens';
 import * as queries from './accounts-queries';
 import { openSession } from './sessions';
 

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { randomToken } from '../runtime/secrets';
+import { randomToken } from './tokens';
 import { insertSession } from './accounts-queries';
 
 export const SESSION_COOKIE = 'herald_session';

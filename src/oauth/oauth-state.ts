@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { OAuthProviderId } from '../entities/oauth-account';
 import { ApiError } from '../http/errors';
-import { digestsEqual, randomToken, sha256 } from '../runtime/secrets';
+import { digestsEqual, randomToken, sha256 } from '../accounts/tokens';
 
 /**
  * The sign-in attempt in flight between `GET /auth/oauth/:provider` and its callback. The

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ApiKeyKind } from '../entities/api-key';
-import { digestsEqual, randomBase62, sha256 } from '../runtime/secrets';
+import { digestsEqual, randomBase62, sha256 } from '../accounts/tokens';
 import { findKeyByHash, replaceKeys } from './api-keys-queries';
 
 const PREFIX: Record<ApiKeyKind, string> = { public: 'pk_', secret: 'sk_' };
