@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { Equals, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
+import { Allow, Equals, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateBy, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { EXECUTION_STATUSES, STEP_TYPES, type Branch, type ExecutionStatus, type StepType } from '../entities/workflow';
 import { CursorPageQuery } from '../http/page-query';
@@ -104,7 +104,8 @@ export class StartWorkflowExecutionBody {
   @Optional() @IsString() @MaxLength(320) @JSONSchema({ description: 'The email of an existing contact, as stored.' })
   email?: string;
 
-  @Nullable('Stored on the execution.') @IsObject({ message: 'context must be an object' })
+  /** Checked after the contactId/email rule, as `executionStart` does (an object or null). */
+  @Allow() @JSONSchema({ anyOf: [{ type: 'object' }, { type: 'null' }], description: 'Stored on the execution.' })
   context?: Record<string, unknown> | null;
 }
 
@@ -122,11 +123,8 @@ export class DeleteWorkflowStepQuery {
 
 /** `GET /workflows/{id}/executions`: an unrecognised `status` answers 400. */
 export class WorkflowExecutionListQuery extends CursorPageQuery {
-  @IsOptional()
-  @ValidateBy(
-    { name: 'isStatus', validator: { validate: (value) => value === '' || (EXECUTION_STATUSES as readonly unknown[]).includes(String(value).trim().toUpperCase()) } },
-    { message: `status must be one of ${EXECUTION_STATUSES.join(', ')}` },
-  )
+  /** Checked by the handler after the cursor and the workflow id, as `statusOf` does. */
+  @IsOptional() @IsString()
   @documented({
     ...orEmpty(choiceIgnoringCase(EXECUTION_STATUSES)),
     description: `Only executions in this status (${EXECUTION_STATUSES.join(', ')}), in any letter case; empty means all, anything else answers 400.`,

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../contacts/data-rules';
-import { EXECUTION_STATUSES } from '../entities/workflow';
+import { EXECUTION_STATUSES, type ExecutionStatus } from '../entities/workflow';
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { notFound, validationError } from '../http/errors';
+import { badRequest, notFound, validationError } from '../http/errors';
 import { cursorPage, cursorParams } from '../http/pagination';
 import { checkDto, isUuid } from '../http/validate';
 import type { ExecutionStart } from './executions-service';
@@ -26,6 +26,9 @@ import type { ExecutionCursor } from './workflows-queries';
 import type { TriggerConfig, WorkflowPatch } from './workflows-service';
 import { executionView, stepView, transitionView, workflowView } from './views';
 
+/** A step's `position` as stored: its `x` and `y` only (the DTO checked they are numbers), or null / absent. */
+const positionOf = (position: { x: number; y: number } | null | undefined) => (position ? { x: position.x, y: position.y } : position);
+
 const required = (field: string) => validationError([{ field, code: 'required', message: `${field} is required` }]);
 
 /** A missing (or null) field answers 422 `<field> is required` before the other checks. */
@@ -39,7 +42,8 @@ function triggerConfigOf(value: object | null | undefined): TriggerConfig | unde
   if (value === undefined) return undefined;
   if (value === null) return {};
   const { value: trigger, errors } = checkDto(WorkflowTrigger, value, 'triggerConfig');
-  if (errors.length > 0) throw validationError(errors);
+  // Answered without `received`, as this check always has.
+  if (errors.length > 0) throw validationError(errors.map(({ field, code, message }) => ({ field, code, message })));
   return typeof trigger.eventName === 'string' ? { eventName: trigger.eventName.trim() } : {};
 }
 
@@ -54,12 +58,23 @@ function workflowInput(body: CreateWorkflowBody | UpdateWorkflowBody, partial: b
   };
 }
 
-/** Exactly one of `contactId` and `email`; a null `context` is none. */
+/** Exactly one of `contactId` and `email`, then an object (or null, none) as `context`. */
 function executionStart(body: StartWorkflowExecutionBody): ExecutionStart {
   if ((body.contactId === undefined) === (body.email === undefined)) {
     throw validationError([{ field: 'contactId', code: 'required', message: 'Give exactly one of contactId and email' }]);
   }
+  if (body.context !== undefined && body.context !== null && !isPlainObject(body.context)) {
+    throw validationError([{ field: 'context', code: 'invalid_type', message: 'context must be an object' }]);
+  }
   return { contactId: body.contactId, email: body.email, context: body.context ?? undefined };
+}
+
+/** The `status` filter of an execution list; an unrecognised value is a 400. */
+function statusOf(value: string | undefined): ExecutionStatus | undefined {
+  if (value === undefined || value === '') return undefined;
+  const status = EXECUTION_STATUSES.find((candidate) => candidate === value.trim().toUpperCase());
+  if (!status) throw badRequest(`status must be one of ${EXECUTION_STATUSES.join(', ')}`, { details: { status: value } });
+  return status;
 }
 
 const idOf = (what: string) => (id: string) => {
@@ -144,7 +159,7 @@ export const workflowsRoutes: RouteTable = {
       precheck: requireField('type'),
       doc: docs.addWorkflowStep,
       handle: async ({ services, project, params, body }) => {
-        const input = { type: body.type, name: body.name?.trim(), config: body.config, position: body.position };
+        const input = { type: body.type, name: body.name?.trim(), config: body.config, position: positionOf(body.position) };
         return stepView(await services.workflowGraph.addStep(project.id, workflowId(params.id), input));
       },
     }),
@@ -155,7 +170,7 @@ export const workflowsRoutes: RouteTable = {
       body: UpdateWorkflowStepBody,
       doc: docs.updateWorkflowStep,
       handle: async ({ services, project, params, body }) => {
-        const patch = { name: body.name?.trim(), config: body.config, position: body.position };
+        const patch = { name: body.name?.trim(), config: body.config, position: positionOf(body.position) };
         return stepView(await services.workflowGraph.updateStep(project.id, workflowId(params.id), stepId(params.stepId), patch));
       },
     }),
@@ -211,8 +226,7 @@ export const workflowsRoutes: RouteTable = {
       doc: docs.listWorkflowExecutions,
       handle: async ({ services, project, params, query, cursors }) => {
         const page = cursorParams(query, cursors.for<ExecutionCursor>('executions'));
-        const status = EXECUTION_STATUSES.find((candidate) => candidate === query.status?.trim().toUpperCase());
-        const { rows, countTotal } = await services.executions.list(project.id, workflowId(params.id), status, page);
+        const { rows, countTotal } = await services.executions.list(project.id, workflowId(params.id), statusOf(query.status), page);
         const result = await cursorPage(rows, page, (row) => row.position, countTotal);
         return { ...result, data: result.data.map((row) => executionView(row.execution)) };
       },

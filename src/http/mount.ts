@@ -25,23 +25,22 @@ export interface MountDeps {
 /** `/templates/{id}` as Express writes it: `/templates/:id`. */
 export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-/** Authentication for a credential: a key (then the per-project rate limit and Idempotency-Key), a session, or nothing. */
-function authentication(credential: Credential, deps: MountDeps): RequestHandler[] {
+/**
+ * Authentication for each credential: a key (then the per-project rate limit and Idempotency-Key),
+ * a session, or nothing. Built once per app, so every keyed endpoint counts against one limiter
+ * and `RateLimit-Remaining` falls by one per request whichever endpoint it calls.
+ */
+function authentications(deps: MountDeps): Record<Credential, RequestHandler[]> {
   const { dataSource, config } = deps;
-  switch (credential) {
-    case 'secret':
-    case 'key':
-      return [
-        apiKeyAuth(dataSource, credential === 'key' ? 'any' : 'secret'),
-        rateLimit(dataSource, config.rateLimitPerMinute),
-        idempotency(dataSource, config.idempotencyTtlHours),
-      ];
-    case 'session':
-    case 'member':
-      return [sessionAuth(dataSource)];
-    case 'none':
-      return [];
-  }
+  const perProject = [rateLimit(dataSource, config.rateLimitPerMinute), idempotency(dataSource, config.idempotencyTtlHours)];
+  const session = [sessionAuth(dataSource)];
+  return {
+    secret: [apiKeyAuth(dataSource, 'secret'), ...perProject],
+    key: [apiKeyAuth(dataSource, 'any'), ...perProject],
+    session,
+    member: session,
+    none: [],
+  };
 }
 
 /** The body reader: JSON (after authentication, so a refused request's body is never read), raw bytes, or none. */
@@ -83,9 +82,10 @@ function handler(route: Endpoint, deps: MountDeps): RequestHandler {
 
 /** Mounts every endpoint of the route tables, each behind the credential it states. */
 export function mountRoutes(app: Express, tables: RouteTable[], deps: MountDeps): void {
+  const authentication = authentications(deps);
   for (const table of tables) {
     for (const route of table.endpoints) {
-      app[route.method](expressPath(route.path), ...authentication(route.credential, deps), ...bodyReader(route), handler(route, deps));
+      app[route.method](expressPath(route.path), ...authentication[route.credential], ...bodyReader(route), handler(route, deps));
     }
   }
 }

@@ -33,13 +33,14 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
 }
 
 /**
- * Validates a JSON body against a class-validator DTO and returns the typed value;
- * throws a 422 VALIDATION_ERROR listing every failing field.
+ * Validates a JSON body against a class-validator DTO and returns the typed value, holding only
+ * the properties the DTO declares (anything else in the body is dropped, so no unknown field
+ * can reach an entity); throws a 422 VALIDATION_ERROR listing every failing field.
  */
 export function parseBody<T extends object>(Dto: new () => T, body: unknown): T {
   const source = body && typeof body === 'object' && !Array.isArray(body) ? body : {};
   const instance = Object.assign(new Dto(), source);
-  const errors = validateSync(instance, { forbidUnknownValues: true, validationError: { target: false } });
+  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true, validationError: { target: false } });
   if (errors.length > 0) throw validationError(flatten(errors));
   return instance;
 }

@@ -3,6 +3,7 @@ import { EMAIL_TYPES } from '../entities/template';
 import { endpoint, type RouteTable } from '../http/endpoint';
 import { BareError, notFound } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
+import { textParam } from '../http/query';
 import { isPlainObject } from '../contacts/data-rules';
 import { isUuid } from '../http/validate';
 import { CreateTemplateBody, Template, TemplateListQuery, TemplateUsage, UpdateTemplateBody } from './templates-dtos';
@@ -19,10 +20,12 @@ const requireNameAndFrom = (partial: boolean) => (body: unknown) => {
   }
 };
 
-/** The fields sent, with `name` and `from` trimmed. */
+const TEMPLATE_FIELDS = ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const;
+
+/** The template fields sent (never any other key of the body), with `name` and `from` trimmed. */
 function templateInput(body: CreateTemplateBody | UpdateTemplateBody): Partial<TemplateInput> {
   const input: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(body)) if (value !== undefined) input[field] = value;
+  for (const field of TEMPLATE_FIELDS) if (body[field] !== undefined) input[field] = body[field];
   if (typeof input.name === 'string') input.name = input.name.trim();
   if (typeof input.from === 'string') input.from = input.from.trim();
   return input as Partial<TemplateInput>;
@@ -49,10 +52,10 @@ export const templatesRoutes: RouteTable = {
         const { rows, total } = await services.templates.list(
           project.id,
           {
-            type: EMAIL_TYPES.find((type): type is EmailType => type === query.type?.toUpperCase()),
-            search: query.search || undefined,
-            sort: TEMPLATE_SORTS.find((sort) => sort === query.sort) ?? 'createdAt',
-            dir: query.dir === 'asc' ? 'asc' : 'desc',
+            type: EMAIL_TYPES.find((type): type is EmailType => type === textParam(query, 'type').toUpperCase()),
+            search: textParam(query, 'search') || undefined,
+            sort: TEMPLATE_SORTS.find((sort) => sort === textParam(query, 'sort')) ?? 'createdAt',
+            dir: textParam(query, 'dir') === 'asc' ? 'asc' : 'desc',
           },
           page,
         );
