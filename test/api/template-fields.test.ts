@@ -1,4 +1,4 @@
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { Client, projectWithVerifiedDomain, startApi, type TestApi } from '../support/api';
 
 /**
  * The templates endpoints:
@@ -10,12 +10,10 @@ describe('templates: which body fields and query values count', () => {
   let api: TestApi;
   let client: Client;
 
-  async function projectWithDomain() {
-    const { project } = await signupWithProject(api);
-    const domain = `d${project.id.replace(/-/g, '').slice(0, 12)}.test`;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, domain]);
-    return { key: project.secretKey as string, projectId: project.id as string, domain };
-  }
+  const projectWithDomain = async () => {
+    const { key, project, domain } = await projectWithVerifiedDomain(api);
+    return { key, projectId: project.id as string, domain };
+  };
 
   beforeAll(async () => {
     api = await startApi();

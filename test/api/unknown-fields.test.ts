@@ -1,6 +1,6 @@
 import { IsString } from 'class-validator';
 import { parseBody } from '../../src/http/validate';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { Client, projectWithVerifiedDomain, startApi, type TestApi } from '../support/api';
 
 /**
  * A body field a DTO does not declare never reaches a stored row: `parseBody` keeps only the
@@ -11,12 +11,10 @@ describe('fields a body DTO does not declare', () => {
   let api: TestApi;
   let client: Client;
 
-  async function projectWithDomain() {
-    const { project } = await signupWithProject(api);
-    const domain = `d${project.id.replace(/-/g, '').slice(0, 12)}.test`;
-    await api.dataSource.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, domain]);
-    return { key: project.secretKey as string, projectId: project.id as string, domain };
-  }
+  const projectWithDomain = async () => {
+    const { key, project, domain } = await projectWithVerifiedDomain(api);
+    return { key, projectId: project.id as string, domain };
+  };
   const templatesOf = async (projectId: string) =>
     (await api.dataSource.query('SELECT id, name, subject FROM templates WHERE project_id = $1 ORDER BY name', [projectId])) as {
       id: string;
