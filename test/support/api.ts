@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
@@ -106,7 +107,8 @@ let counter = 0;
 /** A unique email address for a test. */
 export function uniqueEmail(prefix = 'user'): string {
   counter += 1;
-  return `${prefix}-${Date.now().toString(36)}-${counter}@example.test`;
+  // Random as well as counted: two Jest workers start their counters at the same value.
+  return `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}-${counter}@example.test`;
 }
 
 /** Marks the account of `email` verified, as its owner's click on the emailed link would (a membership needs it). */
