@@ -1,9 +1,9 @@
 import { isPlainObject } from '../contacts/data-rules';
 import { EXECUTION_STATUSES, type ExecutionStatus } from '../entities/workflow';
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { badRequest, notFound, validationError } from '../http/errors';
+import { badRequest, validationError } from '../http/errors';
 import { cursorPage, cursorParams } from '../http/pagination';
-import { checkDto, isUuid } from '../http/validate';
+import { checkDto, uuidPathId } from '../http/validate';
 import type { ExecutionStart } from './executions-service';
 import * as docs from './workflows-docs';
 import {
@@ -77,10 +77,7 @@ function statusOf(value: string | undefined): ExecutionStatus | undefined {
   return status;
 }
 
-const idOf = (what: string) => (id: string) => {
-  if (!isUuid(id)) throw notFound(what);
-  return id;
-};
+const idOf = (what: string) => (id: string) => uuidPathId(id, what);
 const workflowId = idOf('Workflow');
 const stepId = idOf('Step');
 const transitionId = idOf('Transition');

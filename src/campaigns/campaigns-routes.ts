@@ -2,10 +2,10 @@ import { parseCondition } from '../conditions/condition';
 import { isPlainObject } from '../contacts/data-rules';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../entities/campaign';
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { badRequest, notFound, validationError } from '../http/errors';
+import { badRequest, validationError } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { textParam } from '../http/query';
-import { isUuid } from '../http/validate';
+import { uuidPathId } from '../http/validate';
 import { CAMPAIGN_SORTS } from './campaigns-queries';
 import * as docs from './campaigns-docs';
 import {
@@ -60,10 +60,7 @@ function scheduledFor({ scheduledFor: value }: SendCampaignBody): Date | null {
   return date;
 }
 
-const campaignId = (id: string) => {
-  if (!isUuid(id)) throw notFound('Campaign');
-  return id;
-};
+const campaignId = (id: string) => uuidPathId(id, 'Campaign');
 
 /** Campaigns (`/campaigns`): one email to an audience, sent now or scheduled, with its counters. */
 export const campaignsRoutes: RouteTable = {

@@ -1,8 +1,8 @@
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { BareError, notFound } from '../http/errors';
+import { BareError } from '../http/errors';
 import { cursorPage, cursorParams } from '../http/pagination';
 import { intParam } from '../http/query';
-import { isUuid } from '../http/validate';
+import { uuidPathId } from '../http/validate';
 import type { ContactCursor } from './contacts-queries';
 import { contactView } from './contacts-service';
 import { isPlainObject } from './data-rules';
@@ -33,10 +33,7 @@ function requireUpsertFields(body: unknown): void {
   if (input.data !== undefined && input.data !== null && !isPlainObject(input.data)) throw new BareError('data must be an object');
 }
 
-const contactId = (id: string) => {
-  if (!isUuid(id)) throw notFound('Contact');
-  return id;
-};
+const contactId = (id: string) => uuidPathId(id, 'Contact');
 
 /** Contacts and their fields (`/contacts`, `/contacts/fields`). */
 export const contactsRoutes: RouteTable = {

@@ -1,8 +1,7 @@
 import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
-import { notFound } from '../http/errors';
 import { CursorPageQuery } from '../http/page-query';
 import { cursorParams } from '../http/pagination';
-import { isUuid } from '../http/validate';
+import { isUuid, uuidPathId } from '../http/validate';
 import { DeletedEvents, Event, EventListQuery, EventNameList, EventStats, EventUsage, TrackRequest, TrackResult } from './events-dtos';
 import * as docs from './events-docs';
 import type { EventCursor } from './events-queries';
@@ -66,8 +65,7 @@ export const eventsRoutes: RouteTable = {
       doc: docs.listContactEvents,
       handle: (context) => {
         const { services, project, params } = context;
-        if (!isUuid(params.contactId)) throw notFound('Contact');
-        return services.events.forContact(project.id, params.contactId, eventPage(context));
+        return services.events.forContact(project.id, uuidPathId(params.contactId, 'Contact'), eventPage(context));
       },
     }),
     endpoint({

@@ -1,6 +1,6 @@
 import { IsISO8601, IsOptional, Matches, ValidateIf, validateSync, type ValidationError } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
-import { badRequest, validationError, type FieldError } from './errors';
+import { badRequest, BareError, notFound, validationError, type FieldError } from './errors';
 
 const codes: Record<string, string> = {
   isEmail: 'invalid_string',
@@ -88,6 +88,25 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Whether a path parameter is a UUID (anything else cannot name a stored row). */
 export function isUuid(value: string): boolean {
   return UUID.test(value);
+}
+
+/**
+ * A precheck for the SPEC's bare `{ error }` answers: each of `fields` must be a string holding
+ * something besides white space (`<field> is required`); with `partial` (PATCH), a field left out passes.
+ */
+export const requireText = (fields: readonly string[], partial: boolean) => (body: unknown): void => {
+  const input = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  for (const field of fields) {
+    if (partial && input[field] === undefined) continue;
+    const value = input[field];
+    if (typeof value !== 'string' || value.trim() === '') throw new BareError(`${field} is required`);
+  }
+};
+
+/** A path id of a stored row: one that is not a UUID names nothing, a 404 for `what` ('Template', 'Contact'). */
+export function uuidPathId(id: string, what: string): string {
+  if (!isUuid(id)) throw notFound(what);
+  return id;
 }
 
 /**

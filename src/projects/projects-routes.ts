@@ -1,14 +1,7 @@
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { notFound } from '../http/errors';
-import { isUuid } from '../http/validate';
+import { uuidPathId } from '../http/validate';
 import { AddMemberBody, ChangeMemberRoleBody } from './projects-dtos';
 import * as docs from './projects-docs';
-
-/** A path id that is not a UUID names nothing: 404 for `what`. */
-const uuidParam = (id: string, what: string) => {
-  if (!isUuid(id)) throw notFound(what);
-  return id;
-};
 
 /** Project pages for members (`/projects/{id}/*`, session): onboarding state and membership. */
 export const projectsRoutes: RouteTable = {
@@ -52,7 +45,7 @@ export const projectsRoutes: RouteTable = {
       handle: async (context) => {
         const { services, params, body } = context;
         const role = context.role;
-        return services.members.changeRole(params.id, role, uuidParam(params.userId, 'Member'), body.role);
+        return services.members.changeRole(params.id, role, uuidPathId(params.userId, 'Member'), body.role);
       },
     }),
     endpoint({
@@ -63,7 +56,7 @@ export const projectsRoutes: RouteTable = {
       handle: async (context) => {
         const { services, params, user } = context;
         const role = context.role;
-        await services.members.remove(params.id, role, user.id, uuidParam(params.userId, 'Member'));
+        await services.members.remove(params.id, role, user.id, uuidPathId(params.userId, 'Member'));
         return { success: true };
       },
     }),
@@ -75,7 +68,7 @@ export const projectsRoutes: RouteTable = {
       handle: async (context) => {
         const { services, params } = context;
         const role = context.role;
-        await services.members.withdrawInvite(params.id, role, uuidParam(params.inviteId, 'Invite'));
+        await services.members.withdrawInvite(params.id, role, uuidPathId(params.inviteId, 'Invite'));
         return { success: true };
       },
     }),

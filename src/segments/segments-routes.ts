@@ -2,10 +2,10 @@ import { parseCondition, type Condition } from '../conditions/condition';
 import { contactView } from '../contacts/contacts-service';
 import { isPlainObject } from '../contacts/data-rules';
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { BareError, notFound } from '../http/errors';
+import { BareError } from '../http/errors';
 import { OffsetPageQuery } from '../http/page-query';
 import { offsetPage, offsetParams } from '../http/pagination';
-import { isUuid } from '../http/validate';
+import { requireText, uuidPathId } from '../http/validate';
 import { conditionSchemas } from '../openapi/conditions';
 import * as docs from './segments-docs';
 import {
@@ -25,11 +25,12 @@ import { segmentView, type SegmentInput, type SegmentPatch } from './segments-se
  * A missing or blank `name` answers the bare `{ error }` (on PATCH it may be left out); a name sent is
  * trimmed in the body, as its length limit applies to the trimmed name.
  */
-const requireName = (partial: boolean) => (body: unknown) => {
-  const input = isPlainObject(body) ? body : {};
-  if (partial && input.name === undefined) return;
-  if (typeof input.name !== 'string' || input.name.trim() === '') throw new BareError('name is required');
-  input.name = input.name.trim();
+const requireName = (partial: boolean) => {
+  const required = requireText(['name'], partial);
+  return (body: unknown) => {
+    required(body);
+    if (isPlainObject(body) && typeof body.name === 'string') body.name = body.name.trim();
+  };
 };
 
 /**
@@ -54,10 +55,7 @@ function segmentPatch(body: UpdateSegmentBody): SegmentPatch {
   return { name, description, trackMembership, ...(body.condition !== undefined ? { condition: conditionOf(body.condition) } : {}) };
 }
 
-const segmentId = (id: string) => {
-  if (!isUuid(id)) throw notFound('Segment');
-  return id;
-};
+const segmentId = (id: string) => uuidPathId(id, 'Segment');
 
 /** Segments (`/segments`): dynamic conditions, static lists and tracked membership. */
 export const segmentsRoutes: RouteTable = {

@@ -1,24 +1,14 @@
-import type { EmailType } from '../entities/template';
-import { EMAIL_TYPES } from '../entities/template';
+import { EMAIL_TYPES, type EmailType } from '../entities/template';
 import { endpoint, type RouteTable } from '../http/endpoint';
-import { BareError, notFound } from '../http/errors';
 import { offsetPage, offsetParams } from '../http/pagination';
 import { textParam } from '../http/query';
-import { isPlainObject } from '../contacts/data-rules';
-import { isUuid } from '../http/validate';
+import { requireText, uuidPathId } from '../http/validate';
 import { CreateTemplateBody, Template, TemplateListQuery, TemplateUsage, UpdateTemplateBody } from './templates-dtos';
 import * as docs from './templates-docs';
 import { TEMPLATE_SORTS, templateView, type TemplateInput } from './templates-service';
 
 /** A missing or blank `name` or `from` answers the bare `{ error }` (SPEC "Errors"); on PATCH they may be left out. */
-const requireNameAndFrom = (partial: boolean) => (body: unknown) => {
-  const input = isPlainObject(body) ? body : {};
-  for (const field of ['name', 'from'] as const) {
-    if (partial && input[field] === undefined) continue;
-    const value = input[field];
-    if (typeof value !== 'string' || value.trim() === '') throw new BareError(`${field} is required`);
-  }
-};
+const requireNameAndFrom = (partial: boolean) => requireText(['name', 'from'], partial);
 
 const TEMPLATE_FIELDS = ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const;
 
@@ -31,10 +21,7 @@ function templateInput(body: CreateTemplateBody | UpdateTemplateBody): Partial<T
   return input as Partial<TemplateInput>;
 }
 
-const templateId = (id: string) => {
-  if (!isUuid(id)) throw notFound('Template');
-  return id;
-};
+const templateId = (id: string) => uuidPathId(id, 'Template');
 
 /** Templates (`/templates`): reusable subject, body and sender of an email. */
 export const templatesRoutes: RouteTable = {
