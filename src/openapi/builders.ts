@@ -100,21 +100,12 @@ export function pathParam(name: string, description: string, schema: Schema = uu
   return { name, in: 'path', required: true, description, schema };
 }
 
-/** A query parameter. */
-export function queryParam(name: string, description: string, schema: Schema): Parameter {
-  return { name, in: 'query', description, schema };
-}
-
 /** The limits every multipart upload states (see MULTIPART_LIMITS in src/http/file-upload.ts). */
 export const MULTIPART_LIMITS_NOTE =
   'Besides its one `file`, the form may hold at most 10 other fields of at most 16 KiB each: more fields or parts, ' +
   'a second file or a malformed body answer 400 `BAD_REQUEST`, a larger field 413.';
 
 /** An example of the SPEC error envelope carrying `code`. */
-/** The `dir` query parameter of sorted lists: `desc` by default, anything else falls back to it. */
-export const sortDirParam = (): Parameter =>
-  queryParam('dir', 'Sort direction; an unrecognised value falls back to `desc`.', { type: 'string', enum: ['desc', 'asc'], default: 'desc' });
-
 export function errorExample(statusCode: number, code: string, message: string, extra: Record<string, unknown> = {}) {
   return {
     success: false,

@@ -64,13 +64,6 @@ export interface Tag {
   description: string;
 }
 
-/** What one file under `paths/` contributes: its tag, the schemas it owns and its paths. */
-export interface PathModule {
-  tag: Tag;
-  schemas?: Record<string, Schema>;
-  paths: Record<string, PathItem>;
-}
-
 export interface SecurityScheme {
   type: 'http' | 'apiKey';
   description: string;
