@@ -1,11 +1,6 @@
-import {
-  type EmailContent,
-  SendEmailCommand,
-  type SendEmailCommandInput,
-  SESv2Client,
-  type SESv2ClientConfig,
-} from '@aws-sdk/client-sesv2';
+import { type EmailContent, SESv2Client, type SESv2ClientConfig } from '@aws-sdk/client-sesv2';
 import { buildRawMessage, envelopeRecipients } from './mime';
+import { SesSendEmail, type SendEmailRequest } from './ses-http';
 import {
   type MailError,
   type Mailer,
@@ -38,23 +33,30 @@ export function createSesClient(options: SesClientOptions): SESv2Client {
     endpoint: options.endpoint,
     credentials: options.credentials,
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
+    requestHandler: TIMEOUTS,
   });
 }
 
-/** Delivers through Amazon SES v2 `SendEmail`. */
+/** How long a connection may take to open, and a request to be answered. */
+const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000 };
+
+/**
+ * Delivers through Amazon SES v2 `SendEmail`, one signed request per message on kept-alive
+ * connections (ses-http.ts), with the SDK client's credentials and endpoint.
+ */
 export class SesMailer implements Mailer {
   readonly transport = 'ses' as const;
   private readonly client: SESv2Client;
+  private readonly sendEmail: SesSendEmail;
 
   constructor(private readonly options: SesMailerOptions) {
     this.client = createSesClient(options);
+    this.sendEmail = new SesSendEmail(this.client, options.region, options.endpoint, TIMEOUTS);
   }
 
   /** Sends the message and returns SES's MessageId; throws PermanentMailError or TransientMailError. */
   async send(message: OutgoingMessage): Promise<SentMessage> {
-    const command = new SendEmailCommand(await this.toRequest(message));
-    const output = await this.client.send(command).catch((err: unknown) => {
+    const output = await this.sendEmail.send(await this.toRequest(message)).catch((err: unknown) => {
       throw toMailError(err);
     });
     // Never seen in practice; not retried, since SES did take the message.
@@ -63,10 +65,11 @@ export class SesMailer implements Mailer {
   }
 
   async close(): Promise<void> {
+    this.sendEmail.close();
     this.client.destroy();
   }
 
-  private async toRequest(message: OutgoingMessage): Promise<SendEmailCommandInput> {
+  private async toRequest(message: OutgoingMessage): Promise<SendEmailRequest> {
     const tags = Object.entries(message.tags ?? {}).map(([Name, Value]) => ({ Name, Value }));
     const common = {
       ConfigurationSetName: message.configurationSet ?? this.options.configurationSet,
@@ -78,7 +81,7 @@ export class SesMailer implements Mailer {
       return {
         ...common,
         Destination: { ToAddresses: envelopeRecipients(message) },
-        Content: { Raw: { Data: await buildRawMessage(message) } },
+        Content: { Raw: { Data: (await buildRawMessage(message)).toString('base64') } },
       };
     }
     return {
@@ -91,7 +94,7 @@ export class SesMailer implements Mailer {
   }
 }
 
-function simpleContent(message: OutgoingMessage): EmailContent {
+function simpleContent(message: OutgoingMessage): Pick<EmailContent, 'Simple'> {
   const headers = Object.entries(message.headers ?? {}).map(([Name, Value]) => ({ Name, Value }));
   return {
     Simple: {
