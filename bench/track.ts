@@ -7,6 +7,11 @@
  * Each server runs in its own child process (this file, forked), so the load generator
  * does not share an event loop with the server it measures.
  *
+ * The project has every subscriber of a tracked event at work: a tracked DYNAMIC segment (a
+ * third of the contacts enter it) and an enabled workflow triggered by an event name the bench
+ * never sends (Temporal is not started here, so no execution starts, but every event is checked
+ * against the triggers and the contacts' waiting executions).
+ *
  * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run.
  */
 import { composeCore } from '../src/composition';
@@ -23,7 +28,7 @@ import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
 import { logger } from '../src/logger';
 import { listen } from '../src/runtime/http-server';
-import { signupWithProject } from '../test/support/api';
+import { Client, signupWithProject } from '../test/support/api';
 import { runBench, withScratch } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -57,8 +62,8 @@ async function serveHerald(databaseUrl: string, dataDir: string): Promise<Servin
   logger.level = config.logLevel;
   const dataSource = await openDatabase(databaseUrl, POOL_SIZE);
   // Composed as in `npm run start:api`: every tracked event is checked against tracked
-  // segments, workflow triggers and waiting executions (none exist here, so Temporal, which
-  // this bench does not start, is never called).
+  // segments, workflow triggers and waiting executions (no event triggers a workflow and no
+  // execution waits here, so Temporal, which this bench does not start, is never called).
   const app = createApp(composeCore(config, dataSource, new TemporalClient()));
   const api = await listen(app, 0);
   return {
@@ -154,6 +159,25 @@ async function startServer(request: ServeRequest): Promise<Server> {
   };
 }
 
+/** The event name of the bench's workflow trigger; never sent, so no execution starts. */
+const UNSENT_TRIGGER = 'bench.never-sent';
+
+/** Gives the project a tracked segment (`data.plan` is `pro`) and an enabled workflow; answers what it made, as a line to print. */
+async function addSubscribers(url: string, key: string): Promise<string> {
+  const client = new Client(url);
+  const answered = async (answer: Promise<{ status: number; body: any }>, status: number) => {
+    const { status: got, body } = await answer;
+    if (got !== status) throw new Error(`bench setup: expected HTTP ${status}, got ${got}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  const condition = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
+  const segment = await answered(client.post('/segments', { name: 'Pro plan', condition, trackMembership: true }, { key }), 201);
+  const workflow = await answered(client.post('/workflows', { name: 'Never triggered', triggerConfig: { eventName: UNSENT_TRIGGER } }, { key }), 201);
+  await answered(client.post(`/workflows/${workflow.id}/steps`, { type: 'EXIT', config: {} }, { key }), 201);
+  await answered(client.patch(`/workflows/${workflow.id}`, { enabled: true }, { key }), 200);
+  return `subscribers: tracked segment "${segment.slug}" (data.plan = pro), enabled workflow triggered by "${UNSENT_TRIGGER}"`;
+}
+
 /** A random tracked event of one of CONTACTS contacts, with a small payload. */
 function trackBody(): string {
   const n = Math.floor(Math.random() * CONTACTS);
@@ -243,6 +267,7 @@ function main(): Promise<boolean> {
     const herald = await startServer({ role: 'herald', ...request });
     onCleanup(herald.stop);
     const { project } = await signupWithProject(herald, 'Bench');
+    console.log(await addSubscribers(herald.url, project.secretKey));
     const heraldFigures = await measure('Herald', herald, project.secretKey);
     await herald.stop();
 

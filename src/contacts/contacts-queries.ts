@@ -27,38 +27,42 @@ interface Row {
   email: string;
   old_subscribed: boolean | null;
   subscribed: boolean;
+  is_new: boolean;
 }
 
-const inputRecordset = `jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)`;
-
-/** Updates the contacts of the batch that exist, reading each one's subscription before the change. */
-async function updateExisting(manager: EntityManager, projectId: string, items: UpsertItem[]): Promise<Row[]> {
+/**
+ * Updates the contacts of the batch that exist (locked in email order, each one's subscription
+ * read before the change) and inserts the others, in one statement. A row another transaction
+ * inserted after this statement's snapshot is skipped by the insert and left to the caller's
+ * next round; rows are inserted in email order, so two batches never wait on each other in a circle.
+ */
+async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
   return manager.query(
-    `WITH locked AS (
+    `WITH i AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
+     ), locked AS (
        SELECT c.id, c.subscribed AS old_subscribed, i.set, i.unset, i.subscribed
-         FROM contacts c JOIN ${inputRecordset} ON c.email = i.email
+         FROM contacts c JOIN i ON c.email = i.email
         WHERE c.project_id = $1
         ORDER BY c.email
         FOR UPDATE OF c
+     ), updated AS (
+       UPDATE contacts c
+          SET data = (c.data || l.set) - coalesce(l.unset, '{}'::text[]),
+              subscribed = coalesce(l.subscribed, c.subscribed),
+              updated_at = now()
+         FROM locked l
+        WHERE c.id = l.id
+        RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new
+     ), inserted AS (
+       INSERT INTO contacts (project_id, email, subscribed, data)
+       SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM i
+        WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.email = i.email)
+        ORDER BY i.email
+       ON CONFLICT (project_id, email) DO NOTHING
+       RETURNING id, email, NULL::boolean AS old_subscribed, subscribed, true AS is_new
      )
-     UPDATE contacts c
-        SET data = (c.data || l.set) - coalesce(l.unset, '{}'::text[]),
-            subscribed = coalesce(l.subscribed, c.subscribed),
-            updated_at = now()
-       FROM locked l
-      WHERE c.id = l.id
-      RETURNING c.id, c.email, l.old_subscribed, c.subscribed`,
-    [projectId, JSON.stringify(items)],
-  ).then(([rows]: [Row[]]) => rows);
-}
-
-/** Inserts the contacts of the batch that do not exist; a row another request inserted first is skipped. */
-async function insertMissing(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
-  return manager.query(
-    `INSERT INTO contacts (project_id, email, subscribed, data)
-     SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM ${inputRecordset}
-     ON CONFLICT (project_id, email) DO NOTHING
-     RETURNING id, email, NULL::boolean AS old_subscribed, subscribed`,
+     SELECT * FROM updated UNION ALL SELECT * FROM inserted`,
     [projectId, JSON.stringify(items), subscribedByDefault],
   );
 }
@@ -76,16 +80,10 @@ export async function upsertContacts(
   const outcomes = new Map<string, UpsertOutcome>();
   let pending = items;
   for (let attempt = 0; pending.length > 0 && attempt < 3; attempt += 1) {
-    for (const row of await updateExisting(manager, projectId, pending)) {
-      outcomes.set(row.email, { id: row.id, email: row.email, isNew: false, subscribedBefore: row.old_subscribed, subscribed: row.subscribed });
+    for (const row of await upsertRound(manager, projectId, pending, subscribedByDefault)) {
+      outcomes.set(row.email, { id: row.id, email: row.email, isNew: row.is_new, subscribedBefore: row.old_subscribed, subscribed: row.subscribed });
     }
-    const missing = pending.filter((item) => !outcomes.has(item.email));
-    if (missing.length > 0) {
-      for (const row of await insertMissing(manager, projectId, missing, subscribedByDefault)) {
-        outcomes.set(row.email, { id: row.id, email: row.email, isNew: true, subscribedBefore: null, subscribed: row.subscribed });
-      }
-    }
-    pending = missing.filter((item) => !outcomes.has(item.email));
+    pending = pending.filter((item) => !outcomes.has(item.email));
   }
   if (pending.length > 0) throw new Error(`could not upsert ${pending.length} contacts after concurrent inserts`);
   return items.map((item) => outcomes.get(item.email)!);

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { assertWithinContactLimit } from '../billing/limits';
 import type { Contact } from '../entities/contact';
 import type { EventDispatcher } from '../events/dispatcher';
-import { withEvents, type EventTransaction, type NewEvent } from '../events/event-store';
+import { commitWithEvents, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { assertWithinDataKeyLimit } from './data-key-limit';
@@ -67,6 +67,16 @@ export class ContactsService {
   /** Runs work in a transaction whose stored events are dispatched after commit. */
   transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
     return withEvents(this.dataSource, this.dispatcher, work);
+  }
+
+  /** Runs work in a transaction and answers once it committed, with the dispatch of its stored events left to `dispatch`. */
+  commit<T>(work: (tx: EventTransaction) => Promise<T>): Promise<Committed<T>> {
+    return commitWithEvents(this.dataSource, work);
+  }
+
+  /** Delivers what committed transactions stored, together (see deliverDispatches). */
+  dispatch(dispatches: PendingDispatch[]): Promise<void> {
+    return deliverDispatches(this.dataSource, this.dispatcher, dispatches);
   }
 
   /** Creates or updates one contact in its own transaction and reads it back. */

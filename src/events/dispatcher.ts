@@ -9,6 +9,13 @@ import type { DispatchBatch } from './dispatches-queries';
  */
 export type EventSubscriber = (events: EventRecord[]) => Promise<void> | void;
 
+/**
+ * Something that reacts to one project's committed batch as a whole, its stored events and the
+ * contacts it wrote together (so a contact both written and given an event is handled once);
+ * the same rules apply.
+ */
+export type BatchHandler = (batch: DispatchBatch) => Promise<void> | void;
+
 /** Something that reacts to contacts whose fields, data or subscription were written (tracked segments); the same rules apply. */
 export type ContactsChangedHandler = (projectId: string, contactIds: string[]) => Promise<void> | void;
 
@@ -23,6 +30,7 @@ export type ContactsChangedHandler = (projectId: string, contactIds: string[]) =
 export class EventDispatcher {
   private readonly subscribers = new Set<EventSubscriber>();
   private readonly changeHandlers = new Set<ContactsChangedHandler>();
+  private readonly batchHandlers = new Set<BatchHandler>();
 
   /** Adds a subscriber; returns a function that removes it. */
   subscribe(subscriber: EventSubscriber): () => void {
@@ -36,10 +44,33 @@ export class EventDispatcher {
     return () => this.changeHandlers.delete(handler);
   }
 
+  /** Adds a handler of whole batches; returns a function that removes it. */
+  onBatch(handler: BatchHandler): () => void {
+    this.batchHandlers.add(handler);
+    return () => this.batchHandlers.delete(handler);
+  }
+
   /** Delivers one project's batch to every subscriber and handler; true when none of them failed. */
   async deliver(batch: DispatchBatch): Promise<boolean> {
-    const [events, changes] = await Promise.all([this.publish(batch.events), this.contactsChanged(batch.projectId, batch.contactIds)]);
-    return events && changes;
+    const results = await Promise.all([this.publish(batch.events), this.contactsChanged(batch.projectId, batch.contactIds), this.handleBatch(batch)]);
+    return results.every(Boolean);
+  }
+
+  /** Hands a batch to every batch handler; one handler's failure does not stop the others. True when none failed. */
+  private async handleBatch(batch: DispatchBatch): Promise<boolean> {
+    if (batch.events.length === 0 && batch.contactIds.length === 0) return true;
+    const results = await Promise.all(
+      [...this.batchHandlers].map(async (handler) => {
+        try {
+          await handler(batch);
+          return true;
+        } catch (err) {
+          logger.error({ err, projectId: batch.projectId, events: batch.events.length, contacts: batch.contactIds.length }, 'batch handler failed; the batch will be dispatched again');
+          return false;
+        }
+      }),
+    );
+    return results.every(Boolean);
   }
 
   /** Hands committed events to every subscriber; one subscriber's failure does not stop the others. True when none failed. */

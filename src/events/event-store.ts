@@ -7,7 +7,6 @@ import { insertEvents, type NewEvent } from './events-queries';
 
 export type { NewEvent };
 
-
 /** A transaction that can store events; they are dispatched once it commits. */
 export interface EventTransaction {
   manager: EntityManager;
@@ -31,25 +30,36 @@ function batchesOf(stored: EventRecord[], changed: Map<string, Set<string>>): Di
   return [...batches.values()];
 }
 
+/** What a committed transaction still has to do: its after-commit steps, and the delivery of its queued dispatch rows. */
+export interface PendingDispatch {
+  steps: (() => void | Promise<void>)[];
+  batches: DispatchBatch[];
+  queued: string[];
+}
+
+/** A committed transaction's result, with the dispatch of what it stored still to run. */
+export interface Committed<T> {
+  value: T;
+  dispatch: PendingDispatch;
+}
+
 /**
- * Runs work in one database transaction and dispatches what it stored after the commit.
- * The dispatch is queued in the same transaction (src/events/dispatches-queries.ts), so a crash or a
- * failing subscriber after the commit delays it (the worker delivers it again) but never loses it.
+ * Runs work in one database transaction that queues the dispatch of what it stored
+ * (src/events/dispatches-queries.ts), and answers once it committed, leaving the dispatch to
+ * the caller (deliverDispatches). A crash or a failing subscriber after the commit delays the
+ * delivery (the worker delivers it again) but never loses it.
  */
-export async function withEvents<T>(
+export async function commitWithEvents<T>(
   dataSource: DataSource,
-  dispatcher: EventDispatcher,
   work: (tx: EventTransaction) => Promise<T>,
-): Promise<T> {
+): Promise<Committed<T>> {
   const stored: EventRecord[] = [];
   const changed = new Map<string, Set<string>>();
-  const committed: (() => void | Promise<void>)[] = [];
-  let batches: DispatchBatch[] = [];
-  let queued: string[] = [];
-  const result = await dataSource.transaction(async (manager) => {
-    const value = await work({
+  const dispatch: PendingDispatch = { steps: [], batches: [], queued: [] };
+  const value = await dataSource.transaction(async (manager) => {
+    const result = await work({
       manager,
-      afterCommit: (step) => committed.push(step),
+      afterCommit: (step) => dispatch.steps.push(step),
       contactsChanged: (projectId, contactIds) => {
         const ids = changed.get(projectId) ?? new Set<string>();
         for (const id of contactIds) ids.add(id);
@@ -62,15 +72,49 @@ export async function withEvents<T>(
         return rows;
       },
     });
-    batches = batchesOf(stored, changed);
-    queued = await enqueueDispatches(manager, batches);
-    return value;
+    dispatch.batches = batchesOf(stored, changed);
+    dispatch.queued = await enqueueDispatches(manager, dispatch.batches);
+    return result;
   });
-  for (const step of committed) await step();
+  return { value, dispatch };
+}
+
+/** One batch per project of several committed transactions' batches, events in commit order. */
+function mergedBatches(batches: DispatchBatch[]): DispatchBatch[] {
+  const merged = new Map<string, { events: EventRecord[]; contactIds: Set<string> }>();
+  for (const batch of batches) {
+    const found = merged.get(batch.projectId) ?? { events: [], contactIds: new Set<string>() };
+    merged.set(batch.projectId, found);
+    found.events.push(...batch.events);
+    for (const id of batch.contactIds) found.contactIds.add(id);
+  }
+  return [...merged].map(([projectId, { events, contactIds }]) => ({ projectId, events, contactIds: [...contactIds] }));
+}
+
+/**
+ * Runs the after-commit steps of committed transactions (in commit order), delivers what they
+ * stored to the subscribers, one batch per project for all of them, and removes their dispatch
+ * rows once every subscriber succeeded. Never throws for a subscriber's failure: the rows stay
+ * and the worker delivers them again.
+ */
+export async function deliverDispatches(dataSource: DataSource, dispatcher: EventDispatcher, dispatches: PendingDispatch[]): Promise<void> {
+  for (const step of dispatches.flatMap((dispatch) => dispatch.steps)) await step();
+  const batches = dispatches.length === 1 ? dispatches[0].batches : mergedBatches(dispatches.flatMap((dispatch) => dispatch.batches));
   const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
   if (delivered.every(Boolean)) {
     // A row that stays is delivered again later, which subscribers tolerate.
+    const queued = dispatches.flatMap((dispatch) => dispatch.queued);
     await completeDelivered(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
   }
-  return result;
+}
+
+/** Runs work in one database transaction (see commitWithEvents) and dispatches what it stored after the commit. */
+export async function withEvents<T>(
+  dataSource: DataSource,
+  dispatcher: EventDispatcher,
+  work: (tx: EventTransaction) => Promise<T>,
+): Promise<T> {
+  const { value, dispatch } = await commitWithEvents(dataSource, work);
+  await deliverDispatches(dataSource, dispatcher, [dispatch]);
+  return value;
 }

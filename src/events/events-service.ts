@@ -5,7 +5,10 @@ import { validationError } from '../http/errors';
 import { cursorPage, type CursorRequest } from '../http/pagination';
 import { segmentsReferencing } from '../segments/segments-queries';
 import { workflowsReferencingEvent } from '../automations/workflows-queries';
+import { TrackWriter, type TrackInput, type Tracked } from './track-writer';
 import { eventNames, eventStats, deleteEventsNamed, listEvents, type EventCursor } from './events-queries';
+
+export type { TrackInput };
 
 const RESERVED_EVENT_NAMES = [/^email\./, /^contact\.(subscribed|unsubscribed)$/, /^segment\..+\.(entry|exit)$/];
 
@@ -26,35 +29,28 @@ export function eventView(event: EventRecord) {
   };
 }
 
-/** A tracked event: the contact to upsert and the event to store on it. */
-export interface TrackInput {
-  email: string;
-  event: string;
-  data?: Record<string, unknown>;
-  subscribed?: boolean;
-}
-
 /** Tracking events and reading them back. */
 export class EventsService {
+  private readonly writer: TrackWriter;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly contacts: ContactsService,
-  ) {}
+  ) {
+    this.writer = new TrackWriter(contacts);
+  }
 
-  /** Upserts the contact (new ones subscribed unless told otherwise), then stores the event, in one transaction. */
-  async track(projectId: string, input: TrackInput) {
+  /**
+   * Upserts the contact (new ones subscribed unless told otherwise), then stores the event, in one
+   * transaction shared with the track requests that arrived meanwhile (src/events/track-writer.ts).
+   */
+  async track(projectId: string, input: TrackInput): Promise<Tracked> {
     if (isReservedEventName(input.event)) {
       throw validationError([
         { field: 'event', code: 'reserved_event', message: `"${input.event}" is reserved for events the service emits`, received: input.event },
       ]);
     }
-    return this.contacts.transaction(async (tx) => {
-      const { outcome: contact, patch } = await this.contacts.upsertIn(tx, projectId, input, true);
-      const [event] = await tx.record([
-        { projectId, contactId: contact.id, name: input.event, data: { ...patch.set, ...patch.transient }, source: 'API' },
-      ]);
-      return { contact: contact.id, event: event.id, timestamp: event.createdAt };
-    });
+    return this.writer.track(projectId, input);
   }
 
   /** A cursor page of events as the API shows them, newest first, optionally of one name or one contact. */

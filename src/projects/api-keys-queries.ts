@@ -20,13 +20,12 @@ export async function replaceKeys(
   await manager.insert(ApiKey, keys.map((key) => ({ projectId, ...key })));
 }
 
-/** The stored key with this hash, with its project's name and state. */
-export async function findKeyByHash(manager: EntityManager, keyHash: string): Promise<KeyRow | undefined> {
-  const rows: KeyRow[] = await manager.query(
+/** The stored keys among these hashes, each with its project's name and state. */
+export function findKeysByHashes(manager: EntityManager, keyHashes: string[]): Promise<KeyRow[]> {
+  return manager.query(
     `SELECT k.key_hash, k.kind, p.id AS project_id, p.name, p.disabled
        FROM api_keys k JOIN projects p ON p.id = k.project_id
-      WHERE k.key_hash = $1`,
-    [keyHash],
+      WHERE k.key_hash = ANY($1::text[])`,
+    [keyHashes],
   );
-  return rows[0];
 }

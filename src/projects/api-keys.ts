@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ApiKeyKind } from '../entities/api-key';
 import { digestsEqual, randomBase62, sha256 } from '../accounts/tokens';
-import { findKeyByHash, replaceKeys } from './api-keys-queries';
+import { findKeysByHashes, replaceKeys, type KeyRow } from './api-keys-queries';
 
 const PREFIX: Record<ApiKeyKind, string> = { public: 'pk_', secret: 'sk_' };
 
@@ -39,10 +39,15 @@ export async function issueKeys(manager: EntityManager, projectId: string): Prom
   return issued;
 }
 
-/** Finds the project of a presented key by its hash, comparing digests in constant time. */
-export async function findKey(manager: EntityManager, key: string): Promise<KeyMatch | undefined> {
-  const digest = sha256(key);
-  const row = await findKeyByHash(manager, digest);
+/** The match of a stored key row to a presented key's digest, compared in constant time. */
+function matchOf(row: KeyRow | undefined, digest: string): KeyMatch | undefined {
   if (!row || !digestsEqual(row.key_hash, digest)) return undefined;
   return { projectId: row.project_id, projectName: row.name, disabled: row.disabled, kind: row.kind };
+}
+
+/** Finds the projects of presented keys by their hashes in one statement, comparing digests in constant time; one match (or undefined) per key, in order. */
+export async function findKeys(manager: EntityManager, keys: string[]): Promise<(KeyMatch | undefined)[]> {
+  const digests = keys.map(sha256);
+  const rows = new Map((await findKeysByHashes(manager, [...new Set(digests)])).map((row) => [row.key_hash, row]));
+  return digests.map((digest) => matchOf(rows.get(digest), digest));
 }

@@ -64,16 +64,24 @@ export class SegmentMembership {
   }
 
   /**
-   * Re-evaluates some contacts of a project against each of its tracked segments. The cached
-   * `memberCount` is left as it is: full computations and refreshes recount it.
+   * Re-evaluates some contacts of a project against each of its tracked segments, in one
+   * transaction with the entry and exit events. The cached `memberCount` is left as it is:
+   * full computations and refreshes recount it.
    */
   async reevaluate(projectId: string, contactIds: string[]): Promise<void> {
     if (contactIds.length === 0) return;
-    for (const segment of await queries.trackedSegments(this.dataSource.manager, projectId)) {
-      const matching = await queries.segmentContacts(this.dataSource.manager, segment);
-      await this.apply(segment, 'entry', matching, { contactIds });
-      await this.apply(segment, 'exit', matching, { contactIds });
-    }
+    const segments = await queries.trackedSegments(this.dataSource.manager, projectId);
+    if (segments.length === 0) return;
+    const selections = await Promise.all(segments.map((segment) => queries.segmentContacts(this.dataSource.manager, segment)));
+    await this.contacts.transaction(async (tx) => {
+      const events: NewEvent[] = [];
+      for (const [i, segment] of segments.entries()) {
+        const entered = await queries.enterMatching(tx.manager, segment.id, selections[i], { contactIds });
+        const exited = await queries.exitNonMatching(tx.manager, segment.id, selections[i], { contactIds });
+        events.push(...membershipEvents(segment, 'entry', entered.contactIds), ...membershipEvents(segment, 'exit', exited.contactIds));
+      }
+      await tx.record(events);
+    });
   }
 
   /** Applies one step of the difference and records its events, in one transaction. */

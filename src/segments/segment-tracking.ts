@@ -7,25 +7,16 @@ import { SegmentMembership } from './membership';
 const MEMBERSHIP_EVENT = /^segment\..+\.(entry|exit)$/;
 
 /**
- * Re-evaluates a contact against its project's tracked segments whenever one of its events is
- * stored or its fields, data or subscription are written, so entry and exit events fire within
- * moments of the change. Register once per dispatcher (API and worker processes); returns a
- * function that stops it.
+ * Re-evaluates contacts against their project's tracked segments whenever one of their events is
+ * stored or their fields, data or subscription are written, so entry and exit events fire within
+ * moments of the change; a committed batch is re-evaluated once for all the contacts it touched.
+ * Register once per dispatcher (API and worker processes); returns a function that stops it.
  */
 export function registerSegmentTracking(dispatcher: EventDispatcher, deps: { dataSource: DataSource }): () => void {
   const membership = new SegmentMembership(deps.dataSource, new ContactsService(deps.dataSource, dispatcher));
-  const stopEvents = dispatcher.subscribe(async (events) => {
-    const byProject = new Map<string, Set<string>>();
-    for (const event of events) {
-      if (!event.contactId || MEMBERSHIP_EVENT.test(event.name)) continue;
-      const ids = byProject.get(event.projectId) ?? new Set<string>();
-      byProject.set(event.projectId, ids.add(event.contactId));
-    }
-    for (const [projectId, ids] of byProject) await membership.reevaluate(projectId, [...ids]);
+  return dispatcher.onBatch((batch) => {
+    const ids = new Set(batch.contactIds);
+    for (const event of batch.events) if (event.contactId && !MEMBERSHIP_EVENT.test(event.name)) ids.add(event.contactId);
+    return membership.reevaluate(batch.projectId, [...ids]);
   });
-  const stopChanges = dispatcher.onContactsChanged((projectId, contactIds) => membership.reevaluate(projectId, contactIds));
-  return () => {
-    stopEvents();
-    stopChanges();
-  };
 }

@@ -200,7 +200,7 @@ export async function enterMatching(manager: EntityManager, segmentId: string, m
         WHERE ${matching.where}${filter}
           AND NOT EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${segment} AND m.contact_id = c.id)${tail}
      ), entered AS (
-       INSERT INTO segment_members (segment_id, contact_id) SELECT ${segment}, id FROM candidates
+       INSERT INTO segment_members (segment_id, contact_id) SELECT ${segment}, id FROM candidates ORDER BY id
        ON CONFLICT DO NOTHING RETURNING contact_id
      )
      SELECT (SELECT id FROM candidates ORDER BY id DESC LIMIT 1) AS last,

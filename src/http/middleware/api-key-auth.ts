@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { findKey } from '../../projects/api-keys';
+import { GroupWriter } from '../../db/group-writer';
+import { findKeys, type KeyMatch } from '../../projects/api-keys';
 import { ApiError } from '../errors';
 import '../request-context';
 
@@ -12,13 +13,26 @@ const invalidKey = (message: string) =>
     suggestion: 'Send the project key as "Authorization: Bearer <key>".',
   });
 
+const lookups = new WeakMap<DataSource, GroupWriter<string, KeyMatch | undefined>>();
+
+/**
+ * Looks a presented key up in the database, every time: a rotated or deleted key, or a disabled
+ * project, is refused from the next request on, in every process. Keys presented while a lookup
+ * runs share the next one, so concurrent requests cost one statement between them.
+ */
+function lookUp(dataSource: DataSource, key: string): Promise<KeyMatch | undefined> {
+  const lookup = lookups.get(dataSource) ?? new GroupWriter<string, KeyMatch | undefined>((keys) => findKeys(dataSource.manager, keys));
+  lookups.set(dataSource, lookup);
+  return lookup.add(key);
+}
+
 /** Authenticates the request's bearer key and attaches its project; 401 or 403 before anything runs. */
 export function apiKeyAuth(dataSource: DataSource, requirement: KeyRequirement): RequestHandler {
   return async (req, _res, next) => {
     const header = req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw invalidKey('Missing API key: send "Authorization: Bearer <key>"');
-    const key = await findKey(dataSource.manager, match[1]);
+    const key = await lookUp(dataSource, match[1]);
     if (!key) throw invalidKey('The API key is not valid');
     if (requirement === 'secret' && key.kind !== 'secret') {
       throw invalidKey('This endpoint requires a secret key (sk_...); public keys (pk_...) may only call POST /v1/track');

@@ -1,0 +1,147 @@
+import { normalizeEmail, type ContactsService } from '../contacts/contacts-service';
+import { parseDataPatch } from '../contacts/data-rules';
+import { logger } from '../logger';
+import { GroupWriter } from '../db/group-writer';
+import type { EventTransaction, PendingDispatch } from './event-store';
+
+/** A tracked event: the contact to upsert and the event to store on it. */
+export interface TrackInput {
+  email: string;
+  event: string;
+  data?: Record<string, unknown>;
+  subscribed?: boolean;
+}
+
+/** What `POST /v1/track` answers: the contact, the stored event and when it was stored. */
+export interface Tracked {
+  contact: string;
+  event: string;
+  timestamp: Date;
+}
+
+/** The most tracked events one transaction stores. */
+const MAX_GROUP = 250;
+
+interface PendingTrack {
+  projectId: string;
+  input: TrackInput;
+  /** The project and the normalised email: one group holds at most one request per contact. */
+  contactKey: string;
+  resolve: (tracked: Tracked) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit of tracked events. Requests that arrive while a group's transaction runs are
+ * stored together by the next one (one contact upsert, one event insert and one dispatch row
+ * for the whole group), which starts as soon as the running one commits. Committed groups are
+ * dispatched the same way: those committed while a dispatch runs are delivered together next,
+ * in commit order. Each request is answered after its group's dispatch, as a lone transaction
+ * would be.
+ *
+ * A group holds at most one request per contact; a later request for a contact already in
+ * the group waits for the next group, so one contact's requests are applied one after the
+ * other in arrival order (data patches, subscription flips and their events, event order),
+ * exactly as separate transactions would. When the group's work fails (a billing or data-key
+ * cap, a bad value), nothing of it was committed: its requests are then written one by one,
+ * so each gets its own answer. A failure of the commit itself is every member's answer, since
+ * whether it committed is unknown and writing again could store an event twice.
+ */
+export class TrackWriter {
+  private pending: PendingTrack[] = [];
+  private writing = false;
+  /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
+  private readonly deliveries: GroupWriter<PendingDispatch, undefined>;
+
+  constructor(private readonly contacts: ContactsService) {
+    this.deliveries = new GroupWriter(async (dispatches) => {
+      await contacts.dispatch(dispatches).catch((err: unknown) => logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again'));
+      return dispatches.map(() => undefined);
+    });
+  }
+
+  /** Stores one tracked event with its contact upsert; answers once it committed and was dispatched. */
+  track(projectId: string, input: TrackInput): Promise<Tracked> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ projectId, input, contactKey: `${projectId}\u0000${normalizeEmail(input.email)}`, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.pending.length > 0) await this.write(this.nextGroup());
+    this.writing = false;
+  }
+
+  /** Takes the next group from the queue: up to MAX_GROUP requests, the first one of each contact. */
+  private nextGroup(): PendingTrack[] {
+    const group: PendingTrack[] = [];
+    const left: PendingTrack[] = [];
+    const contacts = new Set<string>();
+    for (const item of this.pending) {
+      if (group.length < MAX_GROUP && !contacts.has(item.contactKey)) {
+        contacts.add(item.contactKey);
+        group.push(item);
+      } else {
+        left.push(item);
+      }
+    }
+    this.pending = left;
+    return group;
+  }
+
+  /** Writes one group in one transaction; its dispatch (with the groups committed meanwhile) follows the previous one's, then it is answered. */
+  private async write(group: PendingTrack[]): Promise<void> {
+    let workFailed = false;
+    try {
+      const { value, dispatch } = await this.contacts.commit(async (tx) => {
+        try {
+          return await this.store(tx, group);
+        } catch (err) {
+          workFailed = true;
+          throw err;
+        }
+      });
+      void this.deliveries.add(dispatch).then(() => group.forEach((item, i) => item.resolve(value[i])));
+    } catch (err) {
+      if (!workFailed || group.length === 1) {
+        for (const item of group) item.reject(err);
+        return;
+      }
+      for (const item of group) await this.write([item]);
+    }
+  }
+
+  /** Upserts the group's contacts and stores its events, project by project; answers each request's ids in group order. */
+  private async store(tx: EventTransaction, group: PendingTrack[]): Promise<Tracked[]> {
+    const byProject = new Map<string, number[]>();
+    group.forEach((item, i) => {
+      const positions = byProject.get(item.projectId) ?? [];
+      byProject.set(item.projectId, positions);
+      positions.push(i);
+    });
+    const answers: Tracked[] = new Array(group.length);
+    for (const [projectId, positions] of byProject) {
+      const inputs = positions.map((i) => group[i].input);
+      const patches = inputs.map((input) => parseDataPatch(input.data));
+      const outcomes = await this.contacts.upsertMany(
+        tx,
+        projectId,
+        inputs.map((input, n) => ({ email: input.email, patch: patches[n], subscribed: input.subscribed })),
+        true,
+      );
+      const events = await tx.record(
+        inputs.map((input, n) => ({
+          projectId,
+          contactId: outcomes[n].id,
+          name: input.event,
+          data: { ...patches[n].set, ...patches[n].transient },
+          source: 'API' as const,
+        })),
+      );
+      positions.forEach((i, n) => (answers[i] = { contact: outcomes[n].id, event: events[n].id, timestamp: events[n].createdAt }));
+    }
+    return answers;
+  }
+}
