@@ -2,6 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { AudienceUnavailableError } from '../src/campaigns/audience-queries';
 import type { BatchRequest, BatchResult, CampaignRunner, SendingPlan } from '../src/campaigns/campaign-runner';
 
+/** How often a running batch tells Temporal that it is alive, well within the workflow's heartbeat timeout. */
+const ALIVE_HEARTBEAT_MS = 2_000;
+
 /** An audience that cannot be resolved fails the campaign at once: retrying would not bring its segment back. */
 async function permanentWhenUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -20,10 +23,21 @@ export function createCampaignActivities(runner: CampaignRunner) {
       return (await permanentWhenUnavailable(() => runner.begin(campaignId))) ?? null;
     },
 
-    /** Queues and delivers the next page of the audience, heartbeating each email. */
+    /**
+     * Queues and delivers the next page of the audience, heartbeating each email and, while
+     * it runs, every few seconds: a batch cut off with its worker is retried once the short
+     * heartbeat timeout passes. A cancelled attempt (timed out, or its campaign's workflow
+     * cancelled) starts no further send.
+     */
     async sendCampaignBatch(request: BatchRequest): Promise<BatchResult> {
+      const context = Context.current();
       let delivered = 0;
-      return permanentWhenUnavailable(() => runner.sendBatch(request, () => Context.current().heartbeat(++delivered)));
+      const alive = setInterval(() => context.heartbeat(delivered), ALIVE_HEARTBEAT_MS);
+      try {
+        return await permanentWhenUnavailable(() => runner.sendBatch(request, () => context.heartbeat(++delivered), context.cancellationSignal));
+      } finally {
+        clearInterval(alive);
+      }
     },
 
     /** Marks the campaign SENT (unless it was cancelled meanwhile). */

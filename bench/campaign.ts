@@ -30,7 +30,7 @@ const AIM_EMAILS_PER_SECOND = 1_000;
 const FLAT_MEMORY_TOLERANCE = 0.1;
 const DOMAIN = 'bench.example.com';
 const POLL_MS = 20;
-/** Delivery gives up after this long without a new message; above the 2-minute heartbeat timeout that recovers a killed batch. */
+/** Delivery gives up after this long without a new message; well above the 20-second heartbeat timeout that recovers a killed batch. */
 const STALL_TIMEOUT_MS = 4 * 60_000;
 const SENT_TIMEOUT_MS = 60_000;
 

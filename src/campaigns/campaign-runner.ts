@@ -9,8 +9,11 @@ import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueE
 import { disabledReason } from '../reputation/reputation-queries';
 import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaigns-queries';
 
-/** Contacts per batch when the project's send rate is not limited. */
-export const MAX_BATCH_SIZE = 250;
+/**
+ * Contacts per batch when the project's send rate is not limited: enough that the workflow's
+ * step between two batches and a batch's own queries are small beside its sends.
+ */
+export const MAX_BATCH_SIZE = 1000;
 /**
  * Emails of one batch delivered at the same time; it bounds the sends in flight, so the
  * duplicates a crash may cause. Their database writes are grouped (Delivery.batchWrites), so a
@@ -78,7 +81,7 @@ export class CampaignRunner {
    * many of the page are queued as the period has emails left (under the cap's lock), those
    * are delivered, and the campaign ends CANCELLED with the reason.
    */
-  async sendBatch(request: BatchRequest, heartbeat: () => void): Promise<BatchResult> {
+  async sendBatch(request: BatchRequest, heartbeat: () => void, signal?: AbortSignal): Promise<BatchResult> {
     const queued = await this.dataSource.transaction(async (manager) => {
       const campaign = await lockCampaign(manager, request.campaignId, 'pessimistic_read');
       if (!campaign || campaign.status !== 'SENDING') return undefined;
@@ -94,7 +97,7 @@ export class CampaignRunner {
       return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
     if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
-    const attempted = await this.deliverAll(queued.emails, heartbeat);
+    const attempted = await this.deliverAll(queued.emails, heartbeat, signal);
     if (queued.stopReason) {
       await this.stop(request.campaignId, queued.stopReason);
       return { stopped: true, contacts: queued.contacts, lastContactId: queued.lastContactId, attempted, minDurationMs: 0 };
@@ -146,15 +149,16 @@ export class CampaignRunner {
    * transiently attempt after attempt) is recorded FAILED and the rest go on; another transient
    * failure stops the batch once the deliveries in flight end, and is thrown for Temporal to
    * retry it: the retry delivers only the emails still QUEUED. After a cancel, the rest are
-   * SKIPPED and none of them goes out.
+   * SKIPPED and none of them goes out. Once `signal` aborts (the attempt was given up: another
+   * may be delivering the same emails), no further send starts and its reason is thrown.
    */
-  private async deliverAll(emails: QueuedEmail[], heartbeat: () => void): Promise<number> {
+  private async deliverAll(emails: QueuedEmail[], heartbeat: () => void, signal?: AbortSignal): Promise<number> {
     let next = 0;
     let attempted = 0;
     let transient: unknown;
     const writes = this.delivery.batchWrites();
     const lane = async () => {
-      while (next < emails.length && transient === undefined) {
+      while (next < emails.length && transient === undefined && !signal?.aborted) {
         const email = emails[next++];
         try {
           if ((await this.delivery.deliverQueued(email, writes)) === 'SENT') attempted += 1;
@@ -169,6 +173,7 @@ export class CampaignRunner {
     };
     heartbeat();
     await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emails.length) }, lane));
+    signal?.throwIfAborted();
     if (transient !== undefined) throw transient;
     return attempted;
   }

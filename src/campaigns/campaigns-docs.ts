@@ -8,7 +8,7 @@ export const tag: Tag = {
   description:
     'One email to an audience. `POST /campaigns/{id}/send` starts the Temporal workflow `campaign/<id>`: it waits for ' +
     '`scheduledFor` (a durable timer), resolves the audience when sending starts (`totalRecipients`; contacts created ' +
-    'later are not included), then queues and delivers it in batches of up to 250 contacts in contact-id order. Each ' +
+    'later are not included), then queues and delivers it in batches of up to 1,000 contacts in contact-id order. Each ' +
     'recipient gets it at most once, also across worker crashes and retries: one email record per campaign and contact. ' +
     'With `SEND_RATE_PER_SECOND` set, each batch lasts at least as long as the rate asks (the rate is shared by the ' +
     "project's campaigns sending at the same time). A recipient whose email fails for good does not stop the campaign. " +

@@ -106,6 +106,23 @@ describe('CampaignRunner batches', () => {
     expect(mailer.emailIds).not.toContain(id);
   });
 
+  it('starts no send once its attempt is given up, and a retry delivers the rest exactly once', async () => {
+    const request = await sendingCampaign(400);
+    const givenUp = new AbortController();
+    mailer.onSent = async (count) => {
+      if (count === 30) givenUp.abort(new Error('attempt timed out'));
+    };
+    await expect(runner.sendBatch(request, () => undefined, givenUp.signal)).rejects.toThrow('attempt timed out');
+    // Only the sends in flight when it was given up (at most one per lane) went out after it.
+    expect(mailer.emailIds.length).toBeLessThan(30 + 64);
+    const { statuses } = await outcome(request.campaignId);
+    expect(statuses.QUEUED).toBeGreaterThan(0);
+    mailer.onSent = undefined;
+    await runner.sendBatch(request, () => undefined);
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 400 }, sentCount: 400, sentEvents: 400 });
+    expect(mailer.emailIds).toHaveLength(400);
+  });
+
   it('sends none of the rest once the campaign is cancelled mid-batch, without waiting on its sends', async () => {
     const request = await sendingCampaign(250);
     let cancelMs = 0;
