@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createWorkflowStepActivities } from '../activities/workflow-steps';
 import type { Condition } from '../src/conditions/condition';
 import type { Branch } from '../src/entities/workflow';
@@ -10,29 +10,77 @@ import { eventReceived, type ExecutionRef, type GraphStep } from './shared';
 
 type StepActivities = ReturnType<typeof createWorkflowStepActivities>;
 
-/** Writes to the execution record: short, retried for as long as the database is away. */
-export const { recordExecutionStep, finishExecution } = proxyActivities<StepActivities>({
+/** Retried for as long as the database is away. */
+const RECORD_OPTIONS = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+} as const;
 
 /** Throttling and transient transport failures back off up to 5 minutes apart, for about an hour (as `email/<id>` does). */
-const { sendWorkflowEmail } = proxyActivities<StepActivities>({
+const EMAIL_OPTIONS = {
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 16 },
-});
+} as const;
 
 /** A call times out after 10 s (in the activity); five attempts, 5 s to a minute apart. */
-const { callWebhook } = proxyActivities<StepActivities>({
+const WEBHOOK_OPTIONS = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+} as const;
 
 /** One query or one contact write each. */
-const { evaluateCondition, updateWorkflowContact } = proxyActivities<StepActivities>({
+const QUERY_OPTIONS = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+} as const;
+
+/** The activities an execution calls, as it calls them. */
+export type ExecutionActivities = Pick<
+  StepActivities,
+  'recordExecutionStep' | 'finishExecution' | 'sendWorkflowEmail' | 'callWebhook' | 'evaluateCondition' | 'updateWorkflowContact'
+>;
+
+/** Every call an activity task of its own, as executions that started before `contact-workflow-local-steps` make them. */
+const TASK_ACTIVITIES: ExecutionActivities = {
+  ...pick(proxyActivities<StepActivities>(RECORD_OPTIONS), 'recordExecutionStep', 'finishExecution'),
+  ...pick(proxyActivities<StepActivities>(EMAIL_OPTIONS), 'sendWorkflowEmail'),
+  ...pick(proxyActivities<StepActivities>(WEBHOOK_OPTIONS), 'callWebhook'),
+  ...pick(proxyActivities<StepActivities>(QUERY_OPTIONS), 'evaluateCondition', 'updateWorkflowContact'),
+};
+
+/**
+ * The execution record, CONDITION, UPDATE_CONTACT and SEND_EMAIL as local activities: run by the
+ * worker inside the workflow task that asks for them and recorded as a marker when that task
+ * completes, so that a step costs no activity task and no workflow task of its own (a
+ * `DELAY -> SEND_EMAIL -> EXIT` execution takes two workflow tasks instead of seven). Each is
+ * safe to run again, as an activity's retry is: a worker killed meanwhile leaves the workflow
+ * task to time out and the next worker runs them again; the email's record is claimed before it
+ * is sent (Delivery), so a repeated attempt does not send it twice. Retries longer apart than a
+ * minute wait on a timer. Webhooks, whose calls may take seconds, stay activity tasks.
+ */
+const LOCAL_ACTIVITIES: ExecutionActivities = {
+  ...TASK_ACTIVITIES,
+  ...pick(proxyLocalActivities<StepActivities>(RECORD_OPTIONS), 'recordExecutionStep', 'finishExecution'),
+  ...pick(proxyLocalActivities<StepActivities>(EMAIL_OPTIONS), 'sendWorkflowEmail'),
+  ...pick(proxyLocalActivities<StepActivities>(QUERY_OPTIONS), 'evaluateCondition', 'updateWorkflowContact'),
+};
+
+/** The named members of a proxy (a proxy lists no keys of its own, so it cannot be spread). */
+function pick<T, K extends keyof T>(from: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]])) as Pick<T, K>;
+}
+
+/** The patch that moved every call but webhooks to local activities. */
+export const LOCAL_STEPS_PATCH = 'contact-workflow-local-steps';
+
+/**
+ * The activities of this execution: local ones but for webhooks when it started with
+ * `contact-workflow-local-steps` (every execution since), activity tasks for all calls when it
+ * started before; asked once, before the execution's first command.
+ */
+export function executionActivities(): ExecutionActivities {
+  return patched(LOCAL_STEPS_PATCH) ? LOCAL_ACTIVITIES : TASK_ACTIVITIES;
+}
 
 /** How a step ended: the branch it chose (CONDITION, WAIT_FOR_EVENT), EXIT, or undefined to go on along the plain transition. */
 export type StepResult = Branch | 'EXIT' | undefined;
@@ -80,8 +128,9 @@ function badConfig(step: GraphStep, problem: string): ApplicationFailure {
 }
 
 /** Runs one step of an execution and says where to go next. */
-export async function runStep(step: GraphStep, execution: ExecutionRef, inbox: EventInbox): Promise<StepResult> {
+export async function runStep(activities: ExecutionActivities, step: GraphStep, execution: ExecutionRef, inbox: EventInbox): Promise<StepResult> {
   const { config } = step;
+  const { sendWorkflowEmail, evaluateCondition, callWebhook, updateWorkflowContact } = activities;
   switch (step.type) {
     case 'SEND_EMAIL':
       await sendWorkflowEmail(execution, step.id, config as SendEmailConfig);

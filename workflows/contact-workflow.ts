@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { finishExecution, openEventInbox, recordExecutionStep, runStep, type EventInbox } from './contact-steps';
+import { executionActivities, openEventInbox, runStep, type EventInbox, type ExecutionActivities } from './contact-steps';
 import { entryStep, nextStep } from './graph';
 import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph } from './shared';
 
@@ -20,10 +20,12 @@ function reason(err: unknown): string {
  */
 export async function runWorkflowExecution(input: ExecutionInput): Promise<ExecutionOutcome> {
   const inbox = openEventInbox();
+  const activities = executionActivities();
+  const { finishExecution } = activities;
   const { graph, ...execution } = input;
   let outcome: ExecutionOutcome;
   try {
-    outcome = await walk(graph, execution, inbox);
+    outcome = await walk(activities, graph, execution, inbox);
     if (outcome !== 'STOPPED') await finishExecution(execution.executionId, outcome);
   } catch (err) {
     const cancelled = isCancellation(err);
@@ -36,7 +38,7 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Execu
 }
 
 /** Follows the graph from its entry step; each step is visited at most once (graphs are acyclic). */
-async function walk(graph: Graph, execution: ExecutionRef, inbox: EventInbox): Promise<ExecutionOutcome> {
+async function walk(activities: ExecutionActivities, graph: Graph, execution: ExecutionRef, inbox: EventInbox): Promise<ExecutionOutcome> {
   let step = entryStep(graph);
   if (!step) throw ApplicationFailure.create({ message: 'The workflow has no single entry step', type: 'InvalidGraph', nonRetryable: true });
   const visited = new Set<string>();
@@ -44,9 +46,9 @@ async function walk(graph: Graph, execution: ExecutionRef, inbox: EventInbox): P
     if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });
     visited.add(step.id);
     inbox.clear();
-    const active = await recordExecutionStep(execution.executionId, step.id, WAITING_STEPS.has(step.type) ? 'WAITING' : 'RUNNING');
+    const active = await activities.recordExecutionStep(execution.executionId, step.id, WAITING_STEPS.has(step.type) ? 'WAITING' : 'RUNNING');
     if (!active) return 'STOPPED';
-    const result = await runStep(step, execution, inbox);
+    const result = await runStep(activities, step, execution, inbox);
     if (result === 'EXIT') return 'EXITED';
     step = nextStep(graph, step, result);
   }

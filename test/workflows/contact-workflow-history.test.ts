@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal as proto } from '@temporalio/proto';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { runWorkflowExecution } from '../../workflows/contact-workflow';
+import { executionWorkflowId, type ExecutionInput, type GraphStep, type GraphTransition } from '../../workflows/shared';
+import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
+
+const step = (id: string, type: GraphStep['type'], config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
+const edge = (fromStepId: string, toStepId: string, branch: 'yes' | 'no' | null = null): GraphTransition => ({ fromStepId, toStepId, branch });
+
+/**
+ * `contact-workflow-activities.bin`: the history of an execution recorded before the
+ * `contact-workflow-local-steps` patch (every call an activity task) over DELAY 1 day ->
+ * CONDITION -> WAIT_FOR_EVENT (1 hour, timed out) -> WEBHOOK -> UPDATE_CONTACT -> SEND_EMAIL -> EXIT.
+ */
+const PRE_PATCH_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-activities.bin');
+
+/** Activities that succeed at once. */
+const activities = {
+  recordExecutionStep: async () => true,
+  finishExecution: async () => undefined,
+  sendWorkflowEmail: async () => ({ emailId: 'email-1', outcome: 'SENT' }),
+  evaluateCondition: async () => true,
+  callWebhook: async () => ({ status: 200 }),
+  updateWorkflowContact: async () => true,
+};
+
+describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
+  const temporal = useTimeSkipping();
+  let bundle: WorkflowBundleWithSourceMap;
+  beforeAll(async () => {
+    bundle = await bundleWorkflows();
+  });
+
+  const replay = (history: proto.api.history.v1.IHistory, workflowId: string) =>
+    Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'contact-workflow' }, history, workflowId);
+
+  it('replays an execution recorded before the patch, which keeps an activity task per call', async () => {
+    const history = proto.api.history.v1.History.decode(readFileSync(PRE_PATCH_HISTORY));
+    const scheduled = history.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual([
+      'recordExecutionStep', 'recordExecutionStep', 'evaluateCondition', 'recordExecutionStep', 'recordExecutionStep', 'callWebhook',
+      'recordExecutionStep', 'updateWorkflowContact', 'recordExecutionStep', 'sendWorkflowEmail', 'recordExecutionStep', 'finishExecution',
+    ]);
+    await expect(replay(history, executionWorkflowId('00000000-0000-4000-8000-000000000001'))).resolves.toBeUndefined();
+  });
+
+  it('runs the records and the CONDITION, UPDATE_CONTACT and SEND_EMAIL steps as local activities, only webhooks as activity tasks; its history replays', async () => {
+    const input: ExecutionInput = {
+      executionId: '00000000-0000-4000-8000-000000000002',
+      projectId: 'project-1',
+      workflowId: 'workflow-1',
+      contactId: 'contact-1',
+      context: {},
+      graph: {
+        steps: [
+          step('delay', 'DELAY', { amount: 1, unit: 'days' }),
+          step('check', 'CONDITION', { condition: { logic: 'AND', groups: [] } }),
+          step('hook', 'WEBHOOK', { url: 'https://hooks.example.com/x' }),
+          step('update', 'UPDATE_CONTACT', { data: { plan: 'free' } }),
+          step('send', 'SEND_EMAIL', { templateId: 'template-1' }),
+          step('exit', 'EXIT'),
+        ],
+        transitions: [edge('delay', 'check'), edge('check', 'hook', 'yes'), edge('hook', 'update'), edge('update', 'send'), edge('send', 'exit')],
+      },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const history = await temporal.withWorker(activities, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+      expect(await handle.result()).toBe('EXITED');
+      return handle.fetchHistory();
+    });
+    const events = history.events!;
+    const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
+    expect(scheduled).toEqual(['callWebhook']);
+    // One marker for the patch, then one per local activity: 6 step records, the condition, the contact update, the email, the finish.
+    expect(events.filter((event) => event.markerRecordedEventAttributes)).toHaveLength(1 + 6 + 3 + 1);
+    // A workflow task at the start, after the timer and after the webhook's activity task.
+    expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(3);
+    await expect(replay(history, workflowId)).resolves.toBeUndefined();
+  });
+});
