@@ -13,56 +13,65 @@ import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
 /** An active record younger than this is taken to be running: its workflow has just been started. */
 const ORPHAN_MIN_AGE = "interval '1 minute'";
 
-/** The project's workflow as a start needs it, share-locked for the transaction so it is not deleted meanwhile; undefined when absent. */
-export async function lockWorkflowForStart(manager: EntityManager, projectId: string, workflowId: string): Promise<{ allow_reentry: boolean; name: string } | undefined> {
-  const [workflow]: { allow_reentry: boolean; name: string }[] = await manager.query(
-    'SELECT allow_reentry, name FROM workflows WHERE id = $1 AND project_id = $2 FOR SHARE',
-    [workflowId, projectId],
+/** What a start reads before it inserts: the workflow, the contact's address and the graph. */
+export interface StartSnapshot {
+  allowReentry: boolean;
+  name: string;
+  /** Null when the project has no such contact. */
+  email: string | null;
+  graph: Graph;
+}
+
+/** The steps and transitions of workflow $1, as a JSON array each. */
+const GRAPH_COLUMNS = `
+  (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'name', s.name, 'config', s.config) ORDER BY s.created_at, s.id), '[]')
+     FROM workflow_steps s WHERE s.workflow_id = $1) AS steps,
+  (SELECT coalesce(json_agg(json_build_object('fromStepId', t.from_step_id, 'toStepId', t.to_step_id, 'branch', t.branch) ORDER BY t.created_at, t.id), '[]')
+     FROM workflow_transitions t WHERE t.workflow_id = $1) AS transitions`;
+
+/**
+ * In one statement: the project's workflow, share-locked for the transaction so that it is not
+ * deleted meanwhile, the contact's address, the graph (steps and transitions from the same
+ * moment), and the lock that serialises the starts of this workflow for this contact until the
+ * transaction ends. Undefined when the project has no such workflow (and nothing is locked).
+ */
+export async function lockForStart(manager: EntityManager, projectId: string, workflowId: string, contactId: string): Promise<StartSnapshot | undefined> {
+  const [row]: { allow_reentry: boolean; name: string; email: string | null; steps: Graph['steps']; transitions: Graph['transitions'] }[] = await manager.query(
+    `SELECT w.allow_reentry, w.name,
+            (SELECT c.email FROM contacts c WHERE c.id = $3 AND c.project_id = $2) AS email,
+            pg_advisory_xact_lock(hashtextextended($4, 0)) IS NULL AS locked,
+            ${GRAPH_COLUMNS}
+       FROM workflows w WHERE w.id = $1 AND w.project_id = $2 FOR SHARE OF w`,
+    [workflowId, projectId, contactId, startLockKey(workflowId, contactId)],
   );
-  return workflow;
+  return row && { allowReentry: row.allow_reentry, name: row.name, email: row.email, graph: { steps: row.steps, transitions: row.transitions } };
 }
 
-/** The email address of the project's contact; undefined when there is no such contact. */
-export async function contactEmail(manager: EntityManager, projectId: string, contactId: string): Promise<string | undefined> {
-  const [contact]: { email: string }[] = await manager.query('SELECT email FROM contacts WHERE id = $1 AND project_id = $2', [contactId, projectId]);
-  return contact?.email;
-}
+/** The key of the lock that serialises the starts of one workflow for one contact. */
+const startLockKey = (workflowId: string, contactId: string) => `wf-exec:${workflowId}:${contactId}`;
 
-/** Serialises the starts of one workflow for one contact until the transaction ends. */
-export async function lockWorkflowContact(manager: EntityManager, workflowId: string, contactId: string): Promise<void> {
-  await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wf-exec:${workflowId}:${contactId}`]);
-}
-
-/** Whether the contact ever had an execution of the workflow, in any status. */
-export async function hasAnyExecution(manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
-  const earlier: unknown[] = await manager.query('SELECT 1 FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2 LIMIT 1', [workflowId, contactId]);
-  return earlier.length > 0;
-}
-
-/** Inserts a RUNNING execution; undefined when a unique index (active execution, trigger event) already holds one. */
+/**
+ * Inserts a RUNNING execution, unless reentry is refused and the contact had an execution of the
+ * workflow before (`reentryRefused`), or a unique index (active execution, trigger event) already
+ * holds one (neither flag nor id). Run under the start lock (lockForStart), whose holders have
+ * all committed, so the check sees every earlier execution.
+ */
 export async function insertRunningExecution(
   manager: EntityManager,
-  values: { projectId: string; workflowId: string; contactId: string; context: Record<string, unknown>; triggerEventId: string | null },
-): Promise<{ id: string } | undefined> {
-  const rows: { id: string }[] = await manager.query(
-    `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
-     VALUES ($1, $2, $3, 'RUNNING', $4, $5) ON CONFLICT DO NOTHING RETURNING id`,
-    [values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId],
+  values: { projectId: string; workflowId: string; contactId: string; context: Record<string, unknown>; triggerEventId: string | null; allowReentry: boolean },
+): Promise<{ id?: string; reentryRefused: boolean }> {
+  const [row]: { id: string | null; refused: boolean }[] = await manager.query(
+    `WITH earlier AS (
+       SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
+     ), inserted AS (
+       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
+       SELECT $1, $2, $3, 'RUNNING', $4, $5 FROM earlier WHERE NOT earlier.refused
+       ON CONFLICT DO NOTHING RETURNING id
+     )
+     SELECT (SELECT id FROM inserted) AS id, (SELECT refused FROM earlier) AS refused`,
+    [values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry],
   );
-  return rows[0];
-}
-
-/** A workflow's steps and transitions, read in one statement so that both come from the same moment. */
-export async function graphSnapshot(manager: EntityManager, workflowId: string): Promise<Graph> {
-  const [row]: Graph[] = await manager.query(
-    `SELECT
-       (SELECT coalesce(json_agg(json_build_object('id', s.id, 'type', s.type, 'name', s.name, 'config', s.config) ORDER BY s.created_at, s.id), '[]')
-          FROM workflow_steps s WHERE s.workflow_id = $1) AS steps,
-       (SELECT coalesce(json_agg(json_build_object('fromStepId', t.from_step_id, 'toStepId', t.to_step_id, 'branch', t.branch) ORDER BY t.created_at, t.id), '[]')
-          FROM workflow_transitions t WHERE t.workflow_id = $1) AS transitions`,
-    [workflowId],
-  );
-  return row;
+  return { ...(row.id ? { id: row.id } : {}), reentryRefused: row.refused };
 }
 
 /** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */

@@ -8,14 +8,10 @@ import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/
 import {
   activeExecutionIdsOfContact,
   cancelActiveExecution,
-  contactEmail,
   endExecution,
   executionById,
-  graphSnapshot,
-  hasAnyExecution,
   insertRunningExecution,
-  lockWorkflowContact,
-  lockWorkflowForStart,
+  lockForStart,
   olderActiveExecutionId,
 } from './executions-queries';
 import { findExecution } from './workflows-queries';
@@ -127,18 +123,23 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
   const { projectId, workflowId, contactId } = input;
   const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
   return deps.dataSource.transaction(async (manager) => {
-    const workflow = await lockWorkflowForStart(manager, projectId, workflowId);
+    const workflow = await lockForStart(manager, projectId, workflowId, contactId);
     if (!workflow) throw notFound('Workflow');
-    const email = await contactEmail(manager, projectId, contactId);
-    if (email === undefined) throw notFound('Contact');
-    await lockWorkflowContact(manager, workflowId, contactId);
-    if (!workflow.allow_reentry && (await hasAnyExecution(manager, workflowId, contactId))) return null;
+    const { email, graph } = workflow;
+    if (email === null) throw notFound('Contact');
     const insert = () =>
-      insertRunningExecution(manager, { projectId, workflowId, contactId, context: input.context ?? {}, triggerEventId: input.triggerEventId ?? null });
+      insertRunningExecution(manager, {
+        projectId,
+        workflowId,
+        contactId,
+        context: input.context ?? {},
+        triggerEventId: input.triggerEventId ?? null,
+        allowReentry: workflow.allowReentry,
+      });
     let row = await insert();
-    if (!row && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) row = await insert();
-    if (!row) return null;
-    const graph = await graphSnapshot(manager, workflowId);
+    if (row.reentryRefused) return null;
+    if (!row.id && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) row = await insert();
+    if (!row.id) return null;
     const executionInput: ExecutionInput = {
       executionId: row.id,
       projectId,
