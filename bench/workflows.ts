@@ -4,17 +4,20 @@
  * -> EXIT`, run as `wf-exec/<id>` workflows on a real Temporal server and delivered to a local SES
  * v2 server. The API runs in this process; the worker in its own (bench/campaign-worker.ts) so
  * that its memory can be read. Prints executions started per second, executions completed per
- * second and the worker's peak resident memory; fails when an execution FAILED or SES did not
- * receive exactly one message per contact.
+ * second and the worker's peak resident memory, and the CPU seconds each process used from the
+ * first track to the last execution's end; fails when an execution FAILED or SES did not receive
+ * exactly one message per contact.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject, type Answer } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
+import { CpuMeter, pidFromFile } from './process-cpu';
 import { startBenchStack } from './stack';
 import { runBench, waitFor, withScratch, type Scratch } from './support';
 
@@ -61,6 +64,7 @@ async function startWorker(scratch: Scratch, env: Record<string, string | undefi
     await exited;
   });
   let peakRss = 0;
+  const pid = child.pid;
   const idleRss = await new Promise<number>((resolve, reject) => {
     child.once('exit', () => reject(new Error('The worker process exited before it was ready')));
     child.on('message', (report: WorkerReport) => {
@@ -68,7 +72,16 @@ async function startWorker(scratch: Scratch, env: Record<string, string | undefi
       else peakRss = Math.max(peakRss, report.peakRss);
     });
   });
-  return { idleRss, peakRss: () => peakRss };
+  return { idleRss, peakRss: () => peakRss, pid };
+}
+
+/** The pid in a run record (src/runtime/run-records.ts); undefined when there is none. */
+function runRecordPid(file: string): number | undefined {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { pid?: number }).pid;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The answer's body; throws with the answer when its status is not `expected`. */
@@ -164,6 +177,14 @@ function main(): Promise<boolean> {
     const statuses = () => executionStatuses(stack.dataSource, workflowId);
     console.log(`Workflow DELAY ${DELAY_SECONDS}s -> SEND_EMAIL -> EXIT; ${count(CONTACTS)} contacts tracked by ${CONNECTIONS} connections; worker in its own process`);
 
+    // The bench process runs the API and the load; the embedded servers' pids are in their data directories.
+    const cpu = new CpuMeter({
+      'Temporal dev server': () => runRecordPid(path.join(scratch.root, 'run', 'temporal.json')),
+      worker: () => worker.pid,
+      Postgres: () => pidFromFile(path.join(scratch.root, 'postgres', 'postmaster.pid')),
+    });
+    const apiCpuAtStart = process.cpuUsage();
+    cpu.start();
     const started = performance.now();
     const tracked = await track(stack.url, key);
     const trackSeconds = (performance.now() - started) / 1000;
@@ -190,6 +211,8 @@ function main(): Promise<boolean> {
         ? `Completed: ${count(done)} COMPLETED/EXITED ${span.toFixed(2)} s from the first start to the last end -> ${perSecond(done, span)}`
         : `Completed: stalled with ${count(ended.ended)} of ${count(ended.total)} executions ended`,
     );
+    const api = process.cpuUsage(apiCpuAtStart);
+    console.log(`CPU from the first track to the last end: ${cpu.read()}, API and load ${((api.user + api.system) / 1e6).toFixed(1)} s`);
     console.log(`Statuses: ${Object.entries(ended.byStatus).map(([status, n]) => `${status} ${count(n)}`).join(', ')}`);
 
     // The signup's verification email also reaches SES; count only this project's messages.

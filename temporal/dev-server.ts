@@ -17,6 +17,8 @@ export interface DevServerOptions {
   searchAttributes?: Record<string, SearchAttributeType>;
   /** SQLite pragmas of the dev server's database; SQLITE_PRAGMAS unless given ([] = SQLite's defaults). */
   sqlitePragmas?: string[];
+  /** Dynamic config values (`--dynamic-config-value`); DYNAMIC_CONFIG unless given ({} = the CLI's own). */
+  dynamicConfig?: Record<string, string | number | boolean>;
   log?: (message: string) => void;
 }
 
@@ -36,6 +38,18 @@ const RECORD = 'temporal';
  * last commits (never corrupting the file). About twice the workflow throughput of the default.
  */
 export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+
+/**
+ * The CLI turns on `system.forceSearchAttributesCacheRefreshOnRead`, so that attributes added
+ * at run time show at once: every read of the namespace's search attributes (each workflow
+ * start carrying them, each visibility record) then goes to the database, through SQLite's one
+ * connection, which serialises it with every other write. Herald's attributes are in the
+ * database before the server starts (`--search-attribute`), so the cached ones (refreshed every
+ * minute) are the same.
+ */
+export const DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
+};
 
 /**
  * Starts `temporal server start-dev` on loopback with persistent SQLite and resolves once it
@@ -58,6 +72,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     'start-dev',
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
     ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...Object.entries(options.dynamicConfig ?? DYNAMIC_CONFIG).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     '--ui-port', String(options.uiPort),

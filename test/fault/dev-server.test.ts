@@ -2,6 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { HERALD_SEARCH_ATTRIBUTES } from '../../src/orchestration/search-attributes';
 import { processCommand, processState } from '../../src/runtime/process-table';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
@@ -27,7 +29,7 @@ describe('Temporal dev server start-up', () => {
   });
 
   const start = async (port: number, uiPort: number) => {
-    const server = await startDevServer({ cliPath, dataDir, port, uiPort, namespace: 'default' });
+    const server = await startDevServer({ cliPath, dataDir, port, uiPort, namespace: 'default', searchAttributes: HERALD_SEARCH_ATTRIBUTES });
     started.push(server);
     return server;
   };
@@ -39,6 +41,25 @@ describe('Temporal dev server start-up', () => {
     expect(command).toContain('--sqlite-pragma journal_mode=wal');
     expect(command).toContain('--sqlite-pragma synchronous=normal');
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
+  });
+
+  it('takes a start carrying Herald\'s search attributes at once, with search attributes read from its cache', async () => {
+    const server = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).toContain('--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false');
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      const client = new Client({ connection, namespace: 'default' });
+      const handle = await client.workflow.start('noWorkerPollsThis', {
+        taskQueue: 'dev-server-test',
+        workflowId: 'search-attributes',
+        typedSearchAttributes: [{ key: { name: 'HeraldContactEmail', type: 'KEYWORD' }, value: 'ada@example.com' }],
+      });
+      const { typedSearchAttributes } = await handle.describe();
+      expect(typedSearchAttributes.get({ name: 'HeraldContactEmail', type: 'KEYWORD' })).toBe('ada@example.com');
+      await handle.terminate();
+    } finally {
+      await connection.close();
+    }
   });
 
   it('stops the dev server an earlier run left on the same DATA_DIR and takes its ports', async () => {
