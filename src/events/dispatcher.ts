@@ -19,6 +19,22 @@ export type BatchHandler = (batch: DispatchBatch) => Promise<void> | void;
 /** Something that reacts to contacts whose fields, data or subscription were written (tracked segments); the same rules apply. */
 export type ContactsChangedHandler = (projectId: string, contactIds: string[]) => Promise<void> | void;
 
+/** Runs every handler at once; a failure is reported to `failed` and does not stop the others. True when none failed. */
+async function allSucceeded<H>(handlers: Iterable<H>, run: (handler: H) => Promise<void> | void, failed: (err: unknown) => void): Promise<boolean> {
+  const results = await Promise.all(
+    [...handlers].map(async (handler) => {
+      try {
+        await run(handler);
+        return true;
+      } catch (err) {
+        failed(err);
+        return false;
+      }
+    }),
+  );
+  return results.every(Boolean);
+}
+
 /**
  * The one point every stored event passes through after its transaction committed,
  * tracked or SYSTEM alike, and contact writes, which store no event of their own. What a
@@ -57,53 +73,26 @@ export class EventDispatcher {
   }
 
   /** Hands a batch to every batch handler; one handler's failure does not stop the others. True when none failed. */
-  private async handleBatch(batch: DispatchBatch): Promise<boolean> {
-    if (batch.events.length === 0 && batch.contactIds.length === 0) return true;
-    const results = await Promise.all(
-      [...this.batchHandlers].map(async (handler) => {
-        try {
-          await handler(batch);
-          return true;
-        } catch (err) {
-          logger.error({ err, projectId: batch.projectId, events: batch.events.length, contacts: batch.contactIds.length }, 'batch handler failed; the batch will be dispatched again');
-          return false;
-        }
-      }),
+  private handleBatch(batch: DispatchBatch): Promise<boolean> {
+    if (batch.events.length === 0 && batch.contactIds.length === 0) return Promise.resolve(true);
+    return allSucceeded(this.batchHandlers, (handler) => handler(batch), (err) =>
+      logger.error({ err, projectId: batch.projectId, events: batch.events.length, contacts: batch.contactIds.length }, 'batch handler failed; the batch will be dispatched again'),
     );
-    return results.every(Boolean);
   }
 
   /** Hands committed events to every subscriber; one subscriber's failure does not stop the others. True when none failed. */
-  async publish(events: EventRecord[]): Promise<boolean> {
-    if (events.length === 0) return true;
-    const results = await Promise.all(
-      [...this.subscribers].map(async (subscriber) => {
-        try {
-          await subscriber(events);
-          return true;
-        } catch (err) {
-          logger.error({ err, events: events.map((event) => event.id) }, 'event subscriber failed; the events will be dispatched again');
-          return false;
-        }
-      }),
+  publish(events: EventRecord[]): Promise<boolean> {
+    if (events.length === 0) return Promise.resolve(true);
+    return allSucceeded(this.subscribers, (subscriber) => subscriber(events), (err) =>
+      logger.error({ err, events: events.map((event) => event.id) }, 'event subscriber failed; the events will be dispatched again'),
     );
-    return results.every(Boolean);
   }
 
   /** Tells every handler that these contacts of a project were written; one handler's failure does not stop the others. True when none failed. */
-  async contactsChanged(projectId: string, contactIds: string[]): Promise<boolean> {
-    if (contactIds.length === 0) return true;
-    const results = await Promise.all(
-      [...this.changeHandlers].map(async (handler) => {
-        try {
-          await handler(projectId, contactIds);
-          return true;
-        } catch (err) {
-          logger.error({ err, projectId, contacts: contactIds.length }, 'contacts-changed handler failed; the change will be dispatched again');
-          return false;
-        }
-      }),
+  contactsChanged(projectId: string, contactIds: string[]): Promise<boolean> {
+    if (contactIds.length === 0) return Promise.resolve(true);
+    return allSucceeded(this.changeHandlers, (handler) => handler(projectId, contactIds), (err) =>
+      logger.error({ err, projectId, contacts: contactIds.length }, 'contacts-changed handler failed; the change will be dispatched again'),
     );
-    return results.every(Boolean);
   }
 }
