@@ -103,7 +103,9 @@ export class TrackWriter {
           throw err;
         }
       });
-      void this.deliveries.add(dispatch).then(() => group.forEach((item, i) => item.resolve(value[i])));
+      // Committed: each request is answered with its ids whatever the dispatch did (a failed one is delivered again later).
+      const answer = () => group.forEach((item, i) => item.resolve(value[i]));
+      void this.deliveries.add(dispatch).then(answer, answer);
     } catch (err) {
       if (!workFailed || group.length === 1) {
         for (const item of group) item.reject(err);
