@@ -50,28 +50,60 @@ export async function lockForStart(manager: EntityManager, projectId: string, wo
 /** The key of the lock that serialises the starts of one workflow for one contact. */
 const startLockKey = (workflowId: string, contactId: string) => `wf-exec:${workflowId}:${contactId}`;
 
+/** A workflow_executions row as Postgres answers it. */
+interface ExecutionRow {
+  id: string;
+  project_id: string;
+  workflow_id: string;
+  contact_id: string | null;
+  status: ExecutionStatus;
+  current_step_id: string | null;
+  context: Record<string, unknown>;
+  trigger_event_id: string | null;
+  error: string | null;
+  started_at: Date;
+  completed_at: Date | null;
+}
+
+function executionFromRow(row: ExecutionRow): WorkflowExecution {
+  return Object.assign(new WorkflowExecution(), {
+    id: row.id,
+    projectId: row.project_id,
+    workflowId: row.workflow_id,
+    contactId: row.contact_id,
+    status: row.status,
+    currentStepId: row.current_step_id,
+    context: row.context,
+    triggerEventId: row.trigger_event_id,
+    error: row.error,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  });
+}
+
 /**
- * Inserts a RUNNING execution, unless reentry is refused and the contact had an execution of the
- * workflow before (`reentryRefused`), or a unique index (active execution, trigger event) already
- * holds one (neither flag nor id). Run under the start lock (lockForStart), whose holders have
- * all committed, so the check sees every earlier execution.
+ * Inserts a RUNNING execution and answers it, unless reentry is refused and the contact had an
+ * execution of the workflow before (`reentryRefused`), or a unique index (active execution,
+ * trigger event) already holds one (neither flag nor execution). Run under the start lock
+ * (lockForStart), whose holders have all committed, so the check sees every earlier execution.
  */
 export async function insertRunningExecution(
   manager: EntityManager,
   values: { projectId: string; workflowId: string; contactId: string; context: Record<string, unknown>; triggerEventId: string | null; allowReentry: boolean },
-): Promise<{ id?: string; reentryRefused: boolean }> {
-  const [row]: { id: string | null; refused: boolean }[] = await manager.query(
+): Promise<{ execution?: WorkflowExecution; reentryRefused: boolean }> {
+  const [row]: (Partial<ExecutionRow> & { refused: boolean })[] = await manager.query(
     `WITH earlier AS (
        SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
      ), inserted AS (
        INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
        SELECT $1, $2, $3, 'RUNNING', $4, $5 FROM earlier WHERE NOT earlier.refused
-       ON CONFLICT DO NOTHING RETURNING id
+       ON CONFLICT DO NOTHING
+       RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
      )
-     SELECT (SELECT id FROM inserted) AS id, (SELECT refused FROM earlier) AS refused`,
+     SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
     [values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry],
   );
-  return { ...(row.id ? { id: row.id } : {}), reentryRefused: row.refused };
+  return { ...(row.id ? { execution: executionFromRow(row as ExecutionRow) } : {}), reentryRefused: row.refused };
 }
 
 /** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */

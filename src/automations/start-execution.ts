@@ -136,12 +136,13 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
         triggerEventId: input.triggerEventId ?? null,
         allowReentry: workflow.allowReentry,
       });
-    let row = await insert();
-    if (row.reentryRefused) return null;
-    if (!row.id && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) row = await insert();
-    if (!row.id) return null;
+    let inserted = await insert();
+    if (inserted.reentryRefused) return null;
+    if (!inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
+    const { execution } = inserted;
+    if (!execution) return null;
     const executionInput: ExecutionInput = {
-      executionId: row.id,
+      executionId: execution.id,
       projectId,
       workflowId,
       contactId,
@@ -151,7 +152,7 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
     };
     await startWorkflow(deps, executionInput, { contactEmail: email, automationName: workflow.name }, searchAttributes);
-    return executionById(manager, row.id);
+    return execution;
   });
 }
 
