@@ -63,10 +63,8 @@ async function runnableWorkflows(deps: TriggerDeps, projectId: string, eventName
 /** Reacts to one project's events: resumes the contacts' waiting executions, then starts triggered workflows. */
 async function handleProject(deps: TriggerDeps, projectId: string, contacts: Map<string, EventRecord[]>): Promise<void> {
   const names = [...new Set([...contacts.values()].flat().map((event) => event.name))];
-  const [workflows, active] = await Promise.all([
-    runnableWorkflows(deps, projectId, names),
-    queries.contactsWithActiveExecutions(deps.dataSource.manager, projectId, [...contacts.keys()]),
-  ]);
+  const { triggered, active } = await queries.triggerCandidates(deps.dataSource.manager, projectId, names, [...contacts.keys()]);
+  const workflows = triggered ? await runnableWorkflows(deps, projectId, names) : [];
   if (workflows.length === 0 && active.size === 0) return;
   let failed = 0;
   await inPool([...contacts], CONTACT_CONCURRENCY, async ([contactId, events]) => {

@@ -158,14 +158,24 @@ export function triggeredWorkflows(manager: EntityManager, projectId: string, ev
     .getMany();
 }
 
-/** Which of the contacts have a RUNNING or WAITING execution of any workflow of the project. */
-export async function contactsWithActiveExecutions(manager: EntityManager, projectId: string, contactIds: string[]): Promise<Set<string>> {
-  const rows: { contact_id: string }[] = await manager.query(
-    `SELECT DISTINCT contact_id FROM workflow_executions
-      WHERE project_id = $1 AND status IN ('RUNNING', 'WAITING') AND contact_id = ANY($2::uuid[])`,
-    [projectId, contactIds],
+/**
+ * What a batch of a project's events may set off, in one statement: whether an enabled workflow
+ * is triggered by one of the event names, and which of the contacts have a RUNNING or WAITING
+ * execution of any workflow of the project.
+ */
+export async function triggerCandidates(
+  manager: EntityManager,
+  projectId: string,
+  eventNames: string[],
+  contactIds: string[],
+): Promise<{ triggered: boolean; active: Set<string> }> {
+  const [row]: { triggered: boolean; active: string[] }[] = await manager.query(
+    `SELECT EXISTS (SELECT 1 FROM workflows WHERE project_id = $1 AND enabled AND trigger_config->>'eventName' = ANY($2::text[])) AS triggered,
+            ARRAY(SELECT DISTINCT contact_id::text FROM workflow_executions
+                   WHERE project_id = $1 AND status IN ('RUNNING', 'WAITING') AND contact_id = ANY($3::uuid[])) AS active`,
+    [projectId, eventNames, contactIds],
   );
-  return new Set(rows.map((row) => row.contact_id));
+  return { triggered: row.triggered, active: new Set(row.active) };
 }
 
 /** A WAITING execution with its workflow's name, for `/activity/upcoming`. */
