@@ -175,7 +175,7 @@ async function addSubscribers(url: string, key: string): Promise<string> {
   const workflow = await answered(client.post('/workflows', { name: 'Never triggered', triggerConfig: { eventName: UNSENT_TRIGGER } }, { key }), 201);
   await answered(client.post(`/workflows/${workflow.id}/steps`, { type: 'EXIT', config: {} }, { key }), 201);
   await answered(client.patch(`/workflows/${workflow.id}`, { enabled: true }, { key }), 200);
-  return `subscribers: tracked segment "${segment.slug}" (data.plan = pro), enabled workflow triggered by "${UNSENT_TRIGGER}"`;
+  return `subscribers: tracked segment "${segment.name}" (data.plan = pro), enabled workflow triggered by "${UNSENT_TRIGGER}"`;
 }
 
 /** A random tracked event of one of CONTACTS contacts, with a small payload. */
