@@ -5,6 +5,8 @@
  *
  * With `--no-workflow-cache` it keeps no workflows between tasks: the Java test server does
  * not move a dead worker's sticky workflow tasks back to the shared queue as Temporal does.
+ * With `--workflow-bundle=<path>` it runs that prebuilt workflow bundle instead of bundling
+ * the workflows at start.
  */
 import { composeCore } from '../src/composition';
 import { NativeConnection } from '@temporalio/worker';
@@ -16,6 +18,7 @@ import { routeTemporalLogs } from '../src/orchestration/logging';
 import { createWorker } from '../src/orchestration/worker';
 
 const NO_WORKFLOW_CACHE = '--no-workflow-cache';
+const WORKFLOW_BUNDLE = '--workflow-bundle=';
 /** How often resident memory is read, so that a short peak is not missed. */
 const SAMPLE_MS = 50;
 /** How often the peak is reported to the bench. */
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     activities: createActivities(composeCore(config, dataSource, undefined)),
     ...(process.argv.includes(NO_WORKFLOW_CACHE) ? { maxCachedWorkflows: 0 } : {}),
+    workflowBundlePath: process.argv.find((arg) => arg.startsWith(WORKFLOW_BUNDLE))?.slice(WORKFLOW_BUNDLE.length),
   });
   reportMemory();
   const running = worker.run();

@@ -12,11 +12,13 @@ export interface CreateWorkerOptions {
   maxCachedWorkflows?: number;
   /** Where the workflow code comes from (WORKFLOW_BUNDLE); `auto` when unset. */
   workflowBundle?: WorkflowBundleMode;
+  /** A prebuilt bundle at this path instead (a bench's, built in a process of its own). */
+  workflowBundlePath?: string;
 }
 
 /** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now) and the given activities; call run() to poll. */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
-  const code = workflowCode(options.workflowBundle ?? 'auto');
+  const code = options.workflowBundlePath ? { workflowBundle: { codePath: options.workflowBundlePath } } : workflowCode(options.workflowBundle ?? 'auto');
   logger.info('workflowBundle' in code ? `Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}` : 'Worker bundles the workflows at start');
   return Worker.create({
     connection: options.connection,
