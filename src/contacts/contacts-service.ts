@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { assertWithinContactLimit } from '../billing/limits';
 import type { Contact } from '../entities/contact';
 import type { EventDispatcher } from '../events/dispatcher';
-import { commitWithEvents, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
+import { commitWithEvents, completeDispatched, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { assertWithinDataKeyLimit } from './data-key-limit';
@@ -74,9 +74,14 @@ export class ContactsService {
     return commitWithEvents(this.dataSource, work);
   }
 
-  /** Delivers what committed transactions stored, together (see deliverDispatches). */
-  dispatch(dispatches: PendingDispatch[]): Promise<void> {
-    return deliverDispatches(this.dataSource, this.dispatcher, dispatches);
+  /** Delivers what committed transactions stored, together (see deliverDispatches); true when every subscriber succeeded. */
+  deliver(dispatches: PendingDispatch[]): Promise<boolean> {
+    return deliverDispatches(this.dispatcher, dispatches);
+  }
+
+  /** Removes the dispatch rows of delivered transactions. */
+  completeDelivered(dispatches: PendingDispatch[]): Promise<void> {
+    return completeDispatched(this.dataSource, dispatches);
   }
 
   /** Creates or updates one contact in its own transaction and reads it back. */

@@ -92,20 +92,22 @@ function mergedBatches(batches: DispatchBatch[]): DispatchBatch[] {
 }
 
 /**
- * Runs the after-commit steps of committed transactions (in commit order), delivers what they
- * stored to the subscribers, one batch per project for all of them, and removes their dispatch
- * rows once every subscriber succeeded. Never throws for a subscriber's failure: the rows stay
- * and the worker delivers them again.
+ * Runs the after-commit steps of committed transactions (in commit order) and delivers what they
+ * stored to the subscribers, one batch per project for all of them; true when every subscriber
+ * succeeded (then completeDispatched removes their rows). Never throws for a subscriber's
+ * failure: the rows stay and the worker delivers them again.
  */
-export async function deliverDispatches(dataSource: DataSource, dispatcher: EventDispatcher, dispatches: PendingDispatch[]): Promise<void> {
+export async function deliverDispatches(dispatcher: EventDispatcher, dispatches: PendingDispatch[]): Promise<boolean> {
   for (const step of dispatches.flatMap((dispatch) => dispatch.steps)) await step();
   const batches = dispatches.length === 1 ? dispatches[0].batches : mergedBatches(dispatches.flatMap((dispatch) => dispatch.batches));
   const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
-  if (delivered.every(Boolean)) {
-    // A row that stays is delivered again later, which subscribers tolerate.
-    const queued = dispatches.flatMap((dispatch) => dispatch.queued);
-    await completeDelivered(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
-  }
+  return delivered.every(Boolean);
+}
+
+/** Removes the dispatch rows of delivered transactions; a row that stays is delivered again later, which subscribers tolerate. */
+export async function completeDispatched(dataSource: DataSource, dispatches: PendingDispatch[]): Promise<void> {
+  const queued = dispatches.flatMap((dispatch) => dispatch.queued);
+  await completeDelivered(dataSource, queued).catch((err: unknown) => logger.warn({ err }, 'could not remove delivered event dispatches'));
 }
 
 /** Runs work in one database transaction (see commitWithEvents) and dispatches what it stored after the commit. */
@@ -115,6 +117,6 @@ export async function withEvents<T>(
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<T> {
   const { value, dispatch } = await commitWithEvents(dataSource, work);
-  await deliverDispatches(dataSource, dispatcher, [dispatch]);
+  if (await deliverDispatches(dispatcher, [dispatch])) await completeDispatched(dataSource, [dispatch]);
   return value;
 }

@@ -22,6 +22,12 @@ export interface Tracked {
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
 
+/** A committed group: its dispatch, and how to answer its requests once that was delivered. */
+interface CommittedGroup {
+  dispatch: PendingDispatch;
+  answer: () => void;
+}
+
 interface PendingTrack {
   projectId: string;
   input: TrackInput;
@@ -36,8 +42,8 @@ interface PendingTrack {
  * stored together by the next one (one contact upsert, one event insert and one dispatch row
  * for the whole group), which starts as soon as the running one commits. Committed groups are
  * dispatched the same way: those committed while a dispatch runs are delivered together next,
- * in commit order. Each request is answered after its group's dispatch, as a lone transaction
- * would be.
+ * in commit order. Each request is answered once its group was delivered, as a lone
+ * transaction would be; the delivered dispatch rows are removed after the answers.
  *
  * A group holds at most one request per contact; a later request for a contact already in
  * the group waits for the next group, so one contact's requests are applied one after the
@@ -50,13 +56,20 @@ interface PendingTrack {
 export class TrackWriter {
   private pending: PendingTrack[] = [];
   private writing = false;
-  /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
-  private readonly deliveries: GroupWriter<PendingDispatch, undefined>;
+  /** Committed groups: those committed while one is delivered are delivered together next. */
+  private readonly deliveries: GroupWriter<CommittedGroup, undefined>;
 
   constructor(private readonly contacts: ContactsService) {
-    this.deliveries = new GroupWriter(async (dispatches) => {
-      await contacts.dispatch(dispatches).catch((err: unknown) => logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again'));
-      return dispatches.map(() => undefined);
+    this.deliveries = new GroupWriter(async (groups) => {
+      const dispatches = groups.map((group) => group.dispatch);
+      const delivered = await contacts.deliver(dispatches).catch((err: unknown) => {
+        logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again');
+        return false;
+      });
+      // Committed: each request is answered with its ids whatever the delivery did (a failed one is repeated later).
+      for (const group of groups) group.answer();
+      if (delivered) await contacts.completeDelivered(dispatches);
+      return groups.map(() => undefined);
     });
   }
 
@@ -103,9 +116,7 @@ export class TrackWriter {
           throw err;
         }
       });
-      // Committed: each request is answered with its ids whatever the dispatch did (a failed one is delivered again later).
-      const answer = () => group.forEach((item, i) => item.resolve(value[i]));
-      void this.deliveries.add(dispatch).then(answer, answer);
+      void this.deliveries.add({ dispatch, answer: () => group.forEach((item, i) => item.resolve(value[i])) });
     } catch (err) {
       if (!workFailed || group.length === 1) {
         for (const item of group) item.reject(err);

@@ -64,21 +64,28 @@ export class SegmentMembership {
   }
 
   /**
-   * Re-evaluates some contacts of a project against each of its tracked segments, in one
-   * transaction with the entry and exit events. The cached `memberCount` is left as it is:
-   * full computations and refreshes recount it.
+   * Re-evaluates some contacts of a project against each of its tracked segments. The difference
+   * is read first; only segments with contacts to move are written, in one transaction with their
+   * entry and exit events (which apply the difference again under their own conditions, so a
+   * concurrent re-evaluation never fires an event twice). The cached `memberCount` is left as it
+   * is: full computations and refreshes recount it.
    */
   async reevaluate(projectId: string, contactIds: string[]): Promise<void> {
     if (contactIds.length === 0) return;
-    const segments = await queries.trackedSegments(this.dataSource.manager, projectId);
-    if (segments.length === 0) return;
-    const selections = await Promise.all(segments.map((segment) => queries.segmentContacts(this.dataSource.manager, segment)));
+    const { manager } = this.dataSource;
+    const moves: { segment: Segment; matching: queries.ContactSelection; entering: string[]; exiting: string[] }[] = [];
+    for (const segment of await queries.trackedSegments(manager, projectId)) {
+      const matching = await queries.segmentContacts(manager, segment);
+      const { entering, exiting } = await queries.membershipDifference(manager, segment.id, matching, contactIds);
+      if (entering.length > 0 || exiting.length > 0) moves.push({ segment, matching, entering, exiting });
+    }
+    if (moves.length === 0) return;
     await this.contacts.transaction(async (tx) => {
       const events: NewEvent[] = [];
-      for (const [i, segment] of segments.entries()) {
-        const entered = await queries.enterMatching(tx.manager, segment.id, selections[i], { contactIds });
-        const exited = await queries.exitNonMatching(tx.manager, segment.id, selections[i], { contactIds });
-        events.push(...membershipEvents(segment, 'entry', entered.contactIds), ...membershipEvents(segment, 'exit', exited.contactIds));
+      for (const { segment, matching, entering, exiting } of moves) {
+        const entered = entering.length > 0 ? (await queries.enterMatching(tx.manager, segment.id, matching, { contactIds: entering })).contactIds : [];
+        const exited = exiting.length > 0 ? (await queries.exitNonMatching(tx.manager, segment.id, matching, { contactIds: exiting })).contactIds : [];
+        events.push(...membershipEvents(segment, 'entry', entered), ...membershipEvents(segment, 'exit', exited));
       }
       await tx.record(events);
     });

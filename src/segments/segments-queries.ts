@@ -234,6 +234,31 @@ export async function exitNonMatching(manager: EntityManager, segmentId: string,
   return { contactIds: row.exited, next: nextPage(scope, row) };
 }
 
+/**
+ * Which of some contacts a segment's stored membership is wrong for, read only: those that match
+ * and are not members (to enter), and members that no longer match (to exit).
+ */
+export async function membershipDifference(
+  manager: EntityManager,
+  segmentId: string,
+  matching: ContactSelection,
+  contactIds: string[],
+): Promise<{ entering: string[]; exiting: string[] }> {
+  const params = [...matching.params, segmentId, contactIds];
+  const segment = `$${params.length - 1}`;
+  const ids = `$${params.length}::uuid[]`;
+  const [row]: { entering: string[]; exiting: string[] }[] = await manager.query(
+    `SELECT ARRAY(SELECT c.id::text FROM contacts c
+                   WHERE ${matching.where} AND c.id = ANY(${ids})
+                     AND NOT EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${segment} AND m.contact_id = c.id)) AS entering,
+            ARRAY(SELECT m.contact_id::text FROM segment_members m
+                   WHERE m.segment_id = ${segment} AND m.contact_id = ANY(${ids})
+                     AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = m.contact_id AND ${matching.where})) AS exiting`,
+    params,
+  );
+  return row;
+}
+
 /** A project's DYNAMIC segments with `trackMembership`, oldest first. */
 export function trackedSegments(manager: EntityManager, projectId: string): Promise<Segment[]> {
   return manager.find(Segment, { where: { projectId, type: 'DYNAMIC', trackMembership: true }, order: { createdAt: 'ASC', id: 'ASC' } });
