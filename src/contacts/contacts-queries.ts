@@ -91,7 +91,8 @@ export async function upsertContacts(
 
 /** Records the type of every custom key seen for the first time in this project (sticky afterwards); returns the keys that were new. */
 export async function recordFieldTypes(manager: EntityManager, projectId: string, values: Record<string, unknown>): Promise<string[]> {
-  const keys = Object.keys(values);
+  // In one order everywhere, so two transactions recording the same new keys never wait on each other in a circle.
+  const keys = Object.keys(values).sort();
   if (keys.length === 0) return [];
   const added: { key: string }[] = await manager.query(
     `INSERT INTO contact_fields (project_id, key, type)

@@ -21,6 +21,8 @@ export interface Tracked {
 
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
+/** Group transactions written at once (on as many pool connections); a contact is in at most one of them. */
+const WRITERS = 2;
 
 /** A committed group: its dispatch, and how to answer its requests once that was delivered. */
 interface CommittedGroup {
@@ -38,16 +40,17 @@ interface PendingTrack {
 }
 
 /**
- * Group commit of tracked events. Requests that arrive while a group's transaction runs are
- * stored together by the next one (one contact upsert, one event insert and one dispatch row
- * for the whole group), which starts as soon as the running one commits. Committed groups are
- * dispatched the same way: those committed while a dispatch runs are delivered together next,
- * in commit order. Each request is answered once its group was delivered, as a lone
- * transaction would be; the delivered dispatch rows are removed after the answers.
+ * Group commit of tracked events. Requests that arrive while group transactions run are stored
+ * together by the next one (one contact upsert, one event insert and one dispatch row for the
+ * whole group), which starts as soon as a running one commits; WRITERS groups are written at
+ * once, never two holding the same contact. Committed groups are dispatched the same way: those
+ * committed while a dispatch runs are delivered together next, in commit order. Each request is
+ * answered once its group was delivered, as a lone transaction would be; the delivered dispatch
+ * rows are removed after the answers.
  *
- * A group holds at most one request per contact; a later request for a contact already in
- * the group waits for the next group, so one contact's requests are applied one after the
- * other in arrival order (data patches, subscription flips and their events, event order),
+ * A group holds at most one request per contact; a later request for a contact already in a
+ * group being formed or written waits for a later group, so one contact's requests are applied
+ * one after the other in arrival order (data patches, subscription flips and their events, event order),
  * exactly as separate transactions would. When the group's work fails (a billing or data-key
  * cap, a bad value), nothing of it was committed: its requests are then written one by one,
  * so each gets its own answer. A failure of the commit itself is every member's answer, since
@@ -55,7 +58,9 @@ interface PendingTrack {
  */
 export class TrackWriter {
   private pending: PendingTrack[] = [];
-  private writing = false;
+  private writers = 0;
+  /** The contacts of the groups being written: a contact's next request waits until its group committed. */
+  private readonly writingContacts = new Set<string>();
   /** Committed groups: those committed while one is delivered are delivered together next. */
   private readonly deliveries: GroupWriter<CommittedGroup, undefined>;
 
@@ -77,24 +82,35 @@ export class TrackWriter {
   track(projectId: string, input: TrackInput): Promise<Tracked> {
     return new Promise((resolve, reject) => {
       this.pending.push({ projectId, input, contactKey: `${projectId}\u0000${normalizeEmail(input.email)}`, resolve, reject });
-      if (!this.writing) void this.drain();
+      this.startWriters();
     });
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    while (this.pending.length > 0) await this.write(this.nextGroup());
-    this.writing = false;
+  /** Starts writers, up to WRITERS, while some waiting request's contact is not being written. */
+  private startWriters(): void {
+    while (this.writers < WRITERS && this.pending.some((item) => !this.writingContacts.has(item.contactKey))) {
+      this.writers += 1;
+      void this.writeGroups();
+    }
   }
 
-  /** Takes the next group from the queue: up to MAX_GROUP requests, the first one of each contact. */
+  /** One writer: writes groups until none can be taken, then leaves what waits to the writers running or started next. */
+  private async writeGroups(): Promise<void> {
+    for (let group = this.nextGroup(); group.length > 0; group = this.nextGroup()) {
+      await this.write(group);
+      for (const item of group) this.writingContacts.delete(item.contactKey);
+    }
+    this.writers -= 1;
+    this.startWriters();
+  }
+
+  /** Takes the next group from the queue: up to MAX_GROUP requests, the first one of each contact no other group is writing. */
   private nextGroup(): PendingTrack[] {
     const group: PendingTrack[] = [];
     const left: PendingTrack[] = [];
-    const contacts = new Set<string>();
     for (const item of this.pending) {
-      if (group.length < MAX_GROUP && !contacts.has(item.contactKey)) {
-        contacts.add(item.contactKey);
+      if (group.length < MAX_GROUP && !this.writingContacts.has(item.contactKey)) {
+        this.writingContacts.add(item.contactKey);
         group.push(item);
       } else {
         left.push(item);
