@@ -12,6 +12,7 @@ import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
 import { loadParts } from './email-contents-queries';
 import { GroupWriter } from '../db/group-writer';
+import { CommitOrderedWriter } from './commit-ordered-writer';
 import { claimQueuedEmails, failQueuedEmail, findContact, findEmail, isSuppressed, suppressQueuedEmail } from './send-queries';
 
 /** The fields of an email record that recording its outcome reads. */
@@ -78,13 +79,14 @@ export class Delivery {
   /**
    * The writes of one campaign batch's sends (deliverQueued). Each attempt is counted just
    * before its send and each send recorded as soon as it returns; those that come while the
-   * previous claim or record is being written share the next statement or transaction. So
-   * none waits for another send, and the campaign's counter row is written once per record
-   * transaction, not once per email.
+   * previous claim or record is being written share the next statement or transaction (a
+   * record transaction begins once the previous one committed, while that one's events are
+   * still being dispatched). So none waits for another send, and the campaign's counter row is
+   * written once per record transaction, not once per email.
    */
   batchWrites(): SendWrites {
     const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds));
-    const records = new GroupWriter((accepted: Accepted[]) => this.recordSent(accepted));
+    const records = new CommitOrderedWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed));
     return { claim: (emailId) => claims.add(emailId), record: (accepted) => records.add(accepted) };
   }
 
@@ -139,10 +141,11 @@ export class Delivery {
   /**
    * Marks accepted emails still QUEUED SENT (counted on their campaigns) with an `email.sent`
    * event each, and applies the mail events about them that arrived first, in one transaction;
-   * answers, per email, whether it was marked.
+   * answers, per email, whether it was marked. `committed` runs as soon as it committed.
    */
-  private async recordSent(accepted: Accepted[]): Promise<boolean[]> {
+  private async recordSent(accepted: Accepted[], committed?: () => void): Promise<boolean[]> {
     return this.contacts.transaction(async (tx) => {
+      if (committed) tx.afterCommit(committed);
       const marked = new Set(await markSent(tx.manager, accepted.map(({ email, messageId }) => ({ emailId: email.id, campaignId: email.campaignId, messageId }))));
       const sent = accepted.filter(({ email }) => marked.has(email.id));
       await tx.record(sent.map(({ email, messageId }) => this.event(email, 'email.sent', { messageId })));

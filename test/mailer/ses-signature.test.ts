@@ -7,8 +7,8 @@ import { SesServer } from '../support/ses-server';
 class NodeSha256 {
   private readonly hash;
 
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  constructor(secret?: unknown) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret as string | Uint8Array);
   }
 
   update(data: string | Uint8Array): void {
@@ -32,7 +32,7 @@ describe('SesMailer request signing', () => {
   });
   afterAll(() => ses.close());
 
-  it.each([
+  it.each<[string, { accessKeyId: string; secretAccessKey: string; sessionToken?: string }]>([
     ['long-term credentials', { accessKeyId: 'AKIDTESTHERALD', secretAccessKey: 'test-secret' }],
     ['temporary credentials', { accessKeyId: 'ASIATESTHERALD', secretAccessKey: 'temp-secret', sessionToken: 'session/token+1=' }],
   ])('signs SendEmail with %s exactly as the SDK signer would (service ses)', async (_, credentials) => {
