@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { GroupWriter } from '../db/group-writer';
 import { EventRecord } from '../entities/event-record';
+import { eventRowsParameter, insertEventRows, setCreatedAt } from './events-queries';
 
 /**
  * The dispatch queue (table `event_dispatches`): what one committed transaction must tell the
@@ -31,20 +32,35 @@ export const FIRST_RETRY_SECONDS = 30;
 /** The longest wait between two redeliveries of a dispatch whose subscribers keep failing. */
 const MAX_RETRY_SECONDS = 3600;
 
+const dispatchRows = (n: number) =>
+  `INSERT INTO event_dispatches (project_id, event_ids, contact_ids, retry_at)
+   SELECT b.project_id, b.event_ids, b.contact_ids, now() + make_interval(secs => $${n + 1})
+     FROM jsonb_to_recordset($${n}::jsonb) AS b(project_id uuid, event_ids uuid[], contact_ids uuid[])
+   RETURNING id`;
+
+const dispatchRowsParameter = (batches: DispatchBatch[]) =>
+  JSON.stringify(batches.map((batch) => ({ project_id: batch.projectId, event_ids: batch.events.map((event) => event.id), contact_ids: batch.contactIds })));
+
 /** Stores the batches' dispatch rows in the caller's transaction; answers their ids. */
 export async function enqueueDispatches(manager: EntityManager, batches: DispatchBatch[]): Promise<string[]> {
   if (batches.length === 0) return [];
-  const rows: { id: string }[] = await manager.query(
-    `INSERT INTO event_dispatches (project_id, event_ids, contact_ids, retry_at)
-     SELECT b.project_id, b.event_ids, b.contact_ids, now() + make_interval(secs => $2)
-       FROM jsonb_to_recordset($1::jsonb) AS b(project_id uuid, event_ids uuid[], contact_ids uuid[])
-     RETURNING id`,
-    [
-      JSON.stringify(batches.map((batch) => ({ project_id: batch.projectId, event_ids: batch.events.map((event) => event.id), contact_ids: batch.contactIds }))),
-      FIRST_RETRY_SECONDS,
-    ],
-  );
+  const rows: { id: string }[] = await manager.query(dispatchRows(1), [dispatchRowsParameter(batches), FIRST_RETRY_SECONDS]);
   return rows.map((row) => String(row.id));
+}
+
+/**
+ * Inserts events (rows from newEventRecords, their `createdAt` set here) and stores the batches'
+ * dispatch rows, in one statement of the caller's transaction; answers the dispatch ids.
+ */
+export async function insertEventsAndEnqueue(manager: EntityManager, events: EventRecord[], batches: DispatchBatch[]): Promise<string[]> {
+  const [row]: { events: { id: string; created_at: string }[]; dispatches: string[] }[] = await manager.query(
+    `WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
+     SELECT (SELECT json_agg(json_build_object('id', id, 'created_at', created_at)) FROM stored) AS events,
+            ARRAY(SELECT id::text FROM queued) AS dispatches`,
+    [eventRowsParameter(events), dispatchRowsParameter(batches), FIRST_RETRY_SECONDS],
+  );
+  setCreatedAt(events, row.events ?? []);
+  return row.dispatches;
 }
 
 /** Removes delivered dispatches. */

@@ -2,8 +2,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { completeDelivered, enqueueDispatches, type DispatchBatch } from './dispatches-queries';
-import { insertEvents, type NewEvent } from './events-queries';
+import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, type DispatchBatch } from './dispatches-queries';
+import { insertEvents, newEventRecords, type NewEvent } from './events-queries';
 
 export type { NewEvent };
 
@@ -11,6 +11,12 @@ export type { NewEvent };
 export interface EventTransaction {
   manager: EntityManager;
   record(events: NewEvent[]): Promise<EventRecord[]>;
+  /**
+   * Stores events as the transaction's last write: they are inserted with its dispatch rows, in
+   * one statement, once the work is done. Answers them with their ids; their `createdAt` is set
+   * once the transaction committed.
+   */
+  recordLast(events: NewEvent[]): EventRecord[];
   /** Announces contacts whose fields, data or subscription the transaction wrote (dispatched once it commits). */
   contactsChanged(projectId: string, contactIds: string[]): void;
   /** Runs a step once the transaction committed (never when it rolls back); it is awaited before events are dispatched. */
@@ -55,6 +61,7 @@ export async function commitWithEvents<T>(
 ): Promise<Committed<T>> {
   const stored: EventRecord[] = [];
   const changed = new Map<string, Set<string>>();
+  const last: EventRecord[] = [];
   const dispatch: PendingDispatch = { steps: [], batches: [], queued: [] };
   const value = await dataSource.transaction(async (manager) => {
     const result = await work({
@@ -71,9 +78,16 @@ export async function commitWithEvents<T>(
         stored.push(...rows);
         return rows;
       },
+      recordLast: (events) => {
+        const rows = newEventRecords(events);
+        last.push(...rows);
+        stored.push(...rows);
+        return rows;
+      },
     });
     dispatch.batches = batchesOf(stored, changed);
-    dispatch.queued = await enqueueDispatches(manager, dispatch.batches);
+    dispatch.queued =
+      last.length > 0 ? await insertEventsAndEnqueue(manager, last, dispatch.batches) : await enqueueDispatches(manager, dispatch.batches);
     return result;
   });
   return { value, dispatch };

@@ -18,21 +18,33 @@ export interface EventCursor {
   id: string;
 }
 
-/**
- * Inserts events in the caller's transaction, in one statement whatever their number; answers
- * them with their ids (made here, so each row is known by its own) and times.
- */
-export async function insertEvents(manager: EntityManager, events: NewEvent[]): Promise<EventRecord[]> {
-  const rows = events.map((event) => Object.assign(new EventRecord(), { id: randomUUID(), ...event, data: event.data ?? {} }));
-  const stored: { id: string; created_at: Date }[] = await manager.query(
-    `INSERT INTO events (id, project_id, contact_id, name, data, source)
-     SELECT e.id, e.project_id, e.contact_id, e.name, e.data, e.source
-       FROM jsonb_to_recordset($1::jsonb) AS e(id uuid, project_id uuid, contact_id uuid, name text, data jsonb, source text)
-     RETURNING id, created_at`,
-    [JSON.stringify(rows.map((row) => ({ id: row.id, project_id: row.projectId, contact_id: row.contactId, name: row.name, data: row.data, source: row.source })))],
-  );
-  const createdAt = new Map(stored.map((row) => [row.id, row.created_at]));
+/** New events as stored rows, with their ids (made here, so each row is known by its own); `createdAt` is set once inserted. */
+export function newEventRecords(events: NewEvent[]): EventRecord[] {
+  return events.map((event) => Object.assign(new EventRecord(), { id: randomUUID(), ...event, data: event.data ?? {} }));
+}
+
+/** The rows of new events as one `jsonb_to_recordset` parameter, read by EVENT_ROWS. */
+export function eventRowsParameter(rows: EventRecord[]): string {
+  return JSON.stringify(rows.map((row) => ({ id: row.id, project_id: row.projectId, contact_id: row.contactId, name: row.name, data: row.data, source: row.source })));
+}
+
+/** An INSERT of the events given as `$n` (see eventRowsParameter), answering each one's id and time. */
+export const insertEventRows = (n: number) =>
+  `INSERT INTO events (id, project_id, contact_id, name, data, source)
+   SELECT e.id, e.project_id, e.contact_id, e.name, e.data, e.source
+     FROM jsonb_to_recordset($${n}::jsonb) AS e(id uuid, project_id uuid, contact_id uuid, name text, data jsonb, source text)
+   RETURNING id, created_at`;
+
+/** Sets each row's `createdAt` from what its insert answered. */
+export function setCreatedAt(rows: EventRecord[], stored: { id: string; created_at: Date | string }[]): void {
+  const createdAt = new Map(stored.map((row) => [row.id, new Date(row.created_at)]));
   for (const row of rows) row.createdAt = createdAt.get(row.id)!;
+}
+
+/** Inserts events in the caller's transaction, in one statement whatever their number; answers them with their ids and times. */
+export async function insertEvents(manager: EntityManager, events: NewEvent[]): Promise<EventRecord[]> {
+  const rows = newEventRecords(events);
+  setCreatedAt(rows, await manager.query(insertEventRows(1), [eventRowsParameter(rows)]));
   return rows;
 }
 

@@ -1,5 +1,6 @@
 import { normalizeEmail, type ContactsService } from '../contacts/contacts-service';
 import { parseDataPatch } from '../contacts/data-rules';
+import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import { GroupWriter } from '../db/group-writer';
 import type { EventTransaction, PendingDispatch } from './event-store';
@@ -132,7 +133,8 @@ export class TrackWriter {
           throw err;
         }
       });
-      void this.deliveries.add({ dispatch, answer: () => group.forEach((item, i) => item.resolve(value[i])) });
+      const answer = () => group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
+      void this.deliveries.add({ dispatch, answer });
     } catch (err) {
       if (!workFailed || group.length === 1) {
         for (const item of group) item.reject(err);
@@ -142,15 +144,15 @@ export class TrackWriter {
     }
   }
 
-  /** Upserts the group's contacts and stores its events, project by project; answers each request's ids in group order. */
-  private async store(tx: EventTransaction, group: PendingTrack[]): Promise<Tracked[]> {
+  /** Upserts the group's contacts and stores its events, project by project; answers each request's event in group order. */
+  private async store(tx: EventTransaction, group: PendingTrack[]): Promise<EventRecord[]> {
     const byProject = new Map<string, number[]>();
     group.forEach((item, i) => {
       const positions = byProject.get(item.projectId) ?? [];
       byProject.set(item.projectId, positions);
       positions.push(i);
     });
-    const answers: Tracked[] = new Array(group.length);
+    const events: EventRecord[] = new Array(group.length);
     for (const [projectId, positions] of byProject) {
       const inputs = positions.map((i) => group[i].input);
       const patches = inputs.map((input) => parseDataPatch(input.data));
@@ -160,7 +162,7 @@ export class TrackWriter {
         inputs.map((input, n) => ({ email: input.email, patch: patches[n], subscribed: input.subscribed })),
         true,
       );
-      const events = await tx.record(
+      const stored = tx.recordLast(
         inputs.map((input, n) => ({
           projectId,
           contactId: outcomes[n].id,
@@ -169,8 +171,8 @@ export class TrackWriter {
           source: 'API' as const,
         })),
       );
-      positions.forEach((i, n) => (answers[i] = { contact: outcomes[n].id, event: events[n].id, timestamp: events[n].createdAt }));
+      positions.forEach((i, n) => (events[i] = stored[n]));
     }
-    return answers;
+    return events;
   }
 }
