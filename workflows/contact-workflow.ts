@@ -1,7 +1,19 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
 import { executionActivities, openEventInbox, runStep, type EventInbox, type ExecutionActivities } from './contact-steps';
-import { entryStep, nextStep } from './graph';
-import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph } from './shared';
+import { entryDelay, entryStep, nextStep } from './graph';
+import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph, GraphStep } from './shared';
+
+/** The input of `wf-exec/<executionId>` as Herald starts it. */
+export interface ContactExecutionInput extends ExecutionInput {
+  /**
+   * The graph starts with a DELAY (graph.ts entryDelay) that the workflow's start delay waits
+   * out: the record starts WAITING at that step and the workflow goes on from the step after it.
+   */
+  entryDelayed?: boolean;
+}
+
+/** The patch that lets an execution whose start delay was its entry DELAY go on from the next step. */
+export const ENTRY_DELAY_PATCH = 'contact-workflow-entry-delay';
 
 /** Steps an execution spends waiting: its record says WAITING during them. */
 const WAITING_STEPS = new Set(['DELAY', 'WAIT_FOR_EVENT']);
@@ -18,14 +30,14 @@ function reason(err: unknown): string {
  * step (EXITED). A cancel (API or Temporal UI) ends it CANCELLED with nothing further sent;
  * a step failing for good ends it FAILED with the reason.
  */
-export async function runWorkflowExecution(input: ExecutionInput): Promise<ExecutionOutcome> {
+export async function runWorkflowExecution(input: ContactExecutionInput): Promise<ExecutionOutcome> {
   const inbox = openEventInbox();
   const activities = executionActivities();
   const { finishExecution } = activities;
-  const { graph, ...execution } = input;
+  const { graph, entryDelayed, ...execution } = input;
   let outcome: ExecutionOutcome;
   try {
-    outcome = await walk(activities, graph, execution, inbox);
+    outcome = await walk(activities, graph, execution, inbox, entryDelayed === true);
     if (outcome !== 'STOPPED') await finishExecution(execution.executionId, outcome);
   } catch (err) {
     const cancelled = isCancellation(err);
@@ -38,10 +50,15 @@ export async function runWorkflowExecution(input: ExecutionInput): Promise<Execu
 }
 
 /** Follows the graph from its entry step; each step is visited at most once (graphs are acyclic). */
-async function walk(activities: ExecutionActivities, graph: Graph, execution: ExecutionRef, inbox: EventInbox): Promise<ExecutionOutcome> {
+async function walk(activities: ExecutionActivities, graph: Graph, execution: ExecutionRef, inbox: EventInbox, entryDelayed: boolean): Promise<ExecutionOutcome> {
   let step = entryStep(graph);
   if (!step) throw ApplicationFailure.create({ message: 'The workflow has no single entry step', type: 'InvalidGraph', nonRetryable: true });
   const visited = new Set<string>();
+  const delay = entryDelayed ? entryDelay(graph) : undefined;
+  if (delay && patched(ENTRY_DELAY_PATCH)) {
+    visited.add(step.id);
+    step = await afterEntryDelay(graph, delay);
+  }
   while (step) {
     if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });
     visited.add(step.id);
@@ -53,4 +70,15 @@ async function walk(activities: ExecutionActivities, graph: Graph, execution: Ex
     step = nextStep(graph, step, result);
   }
   return 'COMPLETED';
+}
+
+/**
+ * The step after the entry DELAY, once its wait is over. The start delay normally ends it; a
+ * signal (an event of the contact) or a cancel starts the workflow before, and the workflow
+ * then waits out the rest itself.
+ */
+async function afterEntryDelay(graph: Graph, delay: { step: GraphStep; ms: number }): Promise<GraphStep | undefined> {
+  const left = delay.ms - (Date.now() - workflowInfo().startTime.getTime());
+  if (left > 0) await sleep(left);
+  return nextStep(graph, delay.step);
 }

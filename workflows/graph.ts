@@ -18,6 +18,16 @@ export function entryStep(graph: Graph): GraphStep | undefined {
 }
 
 /**
+ * The entry step and its wait, when the graph starts with a DELAY of more than nothing: Herald
+ * starts such an execution with that wait as the Temporal workflow's start delay.
+ */
+export function entryDelay(graph: Graph): { step: GraphStep; ms: number } | undefined {
+  const step = entryStep(graph);
+  const ms = step?.type === 'DELAY' ? durationMs(step.config) : undefined;
+  return step && ms !== undefined && ms > 0 ? { step, ms } : undefined;
+}
+
+/**
  * The step after `from`. A CONDITION step follows the transition of its branch only. A
  * WAIT_FOR_EVENT step follows the transition of its branch, else its unlabelled one (its
  * branches are optional). Other steps follow their unlabelled transition. Undefined: the

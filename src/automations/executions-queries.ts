@@ -82,26 +82,39 @@ function executionFromRow(row: ExecutionRow): WorkflowExecution {
 }
 
 /**
- * Inserts a RUNNING execution and answers it, unless reentry is refused and the contact had an
- * execution of the workflow before (`reentryRefused`), or a unique index (active execution,
- * trigger event) already holds one (neither flag nor execution). Run under the start lock
- * (lockForStart), whose holders have all committed, so the check sees every earlier execution.
+ * Inserts an execution, RUNNING or WAITING at its first step, and answers it, unless reentry is
+ * refused and the contact had an execution of the workflow before (`reentryRefused`), or a
+ * unique index (active execution, trigger event) already holds one (neither flag nor
+ * execution). Run under the start lock (lockForStart), whose holders have all committed, so the
+ * check sees every earlier execution.
  */
-export async function insertRunningExecution(
+export async function insertStartedExecution(
   manager: EntityManager,
-  values: { projectId: string; workflowId: string; contactId: string; context: Record<string, unknown>; triggerEventId: string | null; allowReentry: boolean },
+  values: {
+    projectId: string;
+    workflowId: string;
+    contactId: string;
+    context: Record<string, unknown>;
+    triggerEventId: string | null;
+    allowReentry: boolean;
+    status: 'RUNNING' | 'WAITING';
+    currentStepId: string | null;
+  },
 ): Promise<{ execution?: WorkflowExecution; reentryRefused: boolean }> {
   const [row]: (Partial<ExecutionRow> & { refused: boolean })[] = await manager.query(
     `WITH earlier AS (
        SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
      ), inserted AS (
-       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id)
-       SELECT $1, $2, $3, 'RUNNING', $4, $5 FROM earlier WHERE NOT earlier.refused
+       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id)
+       SELECT $1, $2, $3, $7, $8, $4, $5 FROM earlier WHERE NOT earlier.refused
        ON CONFLICT DO NOTHING
        RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
      )
      SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
-    [values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry],
+    [
+      values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry,
+      values.status, values.currentStepId,
+    ],
   );
   return { ...(row.id ? { execution: executionFromRow(row as ExecutionRow) } : {}), reentryRefused: row.refused };
 }

@@ -1,7 +1,8 @@
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runWorkflowExecution } from '../../workflows/contact-workflow';
-import { eventReceived, executionSummary, executionWorkflowId, type ExecutionInput, type ReceivedEvent } from '../../workflows/shared';
+import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
+import { entryDelay } from '../../workflows/graph';
+import { eventReceived, executionSummary, executionWorkflowId, type ReceivedEvent } from '../../workflows/shared';
 import type { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
@@ -10,7 +11,7 @@ import {
   cancelActiveExecution,
   endExecution,
   executionById,
-  insertRunningExecution,
+  insertStartedExecution,
   lockForStart,
   olderActiveExecutionId,
 } from './executions-queries';
@@ -41,17 +42,19 @@ const GRPC_INVALID_ARGUMENT = 3;
 
 /**
  * The options that start `wf-exec/<executionId>`, with the search attributes `HeraldProjectId`,
- * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/orchestration/search-attributes.ts).
+ * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/orchestration/search-attributes.ts),
+ * and the start delay that waits out an entry DELAY (`startDelayMs`).
  */
 export function executionStartOptions(
-  input: ExecutionInput,
-  options: { taskQueue: string; searchAttributes: boolean; contactEmail: string; automationName: string },
+  input: ContactExecutionInput,
+  options: { taskQueue: string; searchAttributes: boolean; contactEmail: string; automationName: string; startDelayMs?: number },
 ): WorkflowStartOptions<typeof runWorkflowExecution> {
   const keyword = (name: string, value: string) => ({ key: { name, type: 'KEYWORD' as const }, value });
   return {
     taskQueue: options.taskQueue,
     workflowId: executionWorkflowId(input.executionId),
     args: [input],
+    ...(options.startDelayMs === undefined ? {} : { startDelay: options.startDelayMs }),
     staticSummary: executionSummary(options.automationName, options.contactEmail),
     ...(options.searchAttributes
       ? {
@@ -66,7 +69,12 @@ export function executionStartOptions(
 }
 
 /** Starts the Temporal workflow; a server that refuses the search attributes gets the start again without them. */
-async function startWorkflow(deps: EngineDeps, input: ExecutionInput, names: { contactEmail: string; automationName: string }, searchAttributes: boolean): Promise<void> {
+async function startWorkflow(
+  deps: EngineDeps,
+  input: ContactExecutionInput,
+  names: { contactEmail: string; automationName: string; startDelayMs?: number },
+  searchAttributes: boolean,
+): Promise<void> {
   const start = (withAttributes: boolean) =>
     deps.temporal.workflow.start(runWorkflowExecution, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...names }));
   try {
@@ -114,8 +122,8 @@ async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, 
  * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
  * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
  * An active record whose Temporal workflow was terminated from outside is closed first (closeOrphanedExecution). Starts of the same workflow and contact are serialised by a
- * transaction lock, so concurrent duplicates see each other. The record (RUNNING) and the
- * Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
+ * transaction lock, so concurrent duplicates see each other. The record (RUNNING, or WAITING
+ * at an entry DELAY, which the workflow's start delay waits out) and the Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
  * together: the workflow starts before the commit, and finds no record if the commit fails.
  * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
  */
@@ -127,21 +135,25 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
     if (!workflow) throw notFound('Workflow');
     const { email, graph } = workflow;
     if (email === null) throw notFound('Contact');
+    // A graph that starts with a DELAY waits it out as the workflow's start delay: one workflow task less.
+    const delay = entryDelay(graph);
     const insert = () =>
-      insertRunningExecution(manager, {
+      insertStartedExecution(manager, {
         projectId,
         workflowId,
         contactId,
         context: input.context ?? {},
         triggerEventId: input.triggerEventId ?? null,
         allowReentry: workflow.allowReentry,
+        status: delay ? 'WAITING' : 'RUNNING',
+        currentStepId: delay?.step.id ?? null,
       });
     let inserted = await insert();
     if (inserted.reentryRefused) return null;
     if (!inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
     const { execution } = inserted;
     if (!execution) return null;
-    const executionInput: ExecutionInput = {
+    const executionInput: ContactExecutionInput = {
       executionId: execution.id,
       projectId,
       workflowId,
@@ -150,8 +162,10 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       context: input.context ?? {},
       ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
+      ...(delay ? { entryDelayed: true } : {}),
     };
-    await startWorkflow(deps, executionInput, { contactEmail: email, automationName: workflow.name }, searchAttributes);
+    const names = { contactEmail: email, automationName: workflow.name, ...(delay ? { startDelayMs: delay.ms } : {}) };
+    await startWorkflow(deps, executionInput, names, searchAttributes);
     return execution;
   });
 }

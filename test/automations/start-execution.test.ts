@@ -78,6 +78,28 @@ describe('startExecution, cancelExecution and signalWaitingExecutions', () => {
     await cancelExecution(deps, projectId, workflowId, execution.id);
   });
 
+  it('waits out an entry DELAY as the workflow\'s start delay: the record starts WAITING at it, and an event signalled meanwhile does not cut it short', async () => {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
+      steps: [{ key: 'delay', type: 'DELAY', config: { amount: 3, unit: 'seconds' } }, { key: 'exit', type: 'EXIT' }],
+      transitions: [['delay', 'exit']],
+    });
+    const { contactId } = await createContact(dataSource, projectId);
+    const execution = (await startExecution(deps, { projectId, workflowId, contactId }))!;
+    expect(execution).toMatchObject({ status: 'WAITING', currentStepId: stepIds.delay });
+    const handle = temporal.client.workflow.getHandle(`wf-exec/${execution.id}`);
+    const { events } = await handle.fetchHistory();
+    expect(Number(events![0].workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds)).toBe(3);
+    // A signal ends a start delay early; the workflow waits out the rest of the DELAY itself.
+    expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'pageview', data: {} })).toBe(1);
+    await until(() => statusOf(execution.id), (status) => status === 'EXITED', 'the execution to exit', 20_000);
+    const [row]: { waited: number; current_step_id: string }[] = await dataSource.query(
+      'SELECT extract(epoch FROM completed_at - started_at)::float AS waited, current_step_id FROM workflow_executions WHERE id = $1',
+      [execution.id],
+    );
+    expect(row.current_step_id).toBe(stepIds.exit);
+    expect(row.waited).toBeGreaterThanOrEqual(3);
+  });
+
   it('cancels a waiting execution: the record is CANCELLED at once and so is the Temporal workflow', async () => {
     const { workflowId } = await createWorkflow(dataSource, projectId, { steps: LONG_DELAY });
     const { contactId } = await createContact(dataSource, projectId);

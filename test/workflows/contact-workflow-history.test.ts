@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { runWorkflowExecution } from '../../workflows/contact-workflow';
+import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
 import { executionWorkflowId, type ExecutionInput, type GraphStep, type GraphTransition } from '../../workflows/shared';
 import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
 
@@ -78,6 +78,36 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     expect(events.filter((event) => event.markerRecordedEventAttributes)).toHaveLength(1 + 6 + 3 + 1);
     // A workflow task at the start, after the timer and after the webhook's activity task.
     expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(3);
+    await expect(replay(history, workflowId)).resolves.toBeUndefined();
+  });
+
+  it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task; its history replays', async () => {
+    const input: ContactExecutionInput = {
+      executionId: '00000000-0000-4000-8000-000000000003',
+      projectId: 'project-1',
+      workflowId: 'workflow-1',
+      contactId: 'contact-1',
+      context: {},
+      entryDelayed: true,
+      graph: {
+        steps: [step('delay', 'DELAY', { amount: 1, unit: 'days' }), step('send', 'SEND_EMAIL', { templateId: 'template-1' }), step('exit', 'EXIT')],
+        transitions: [edge('delay', 'send'), edge('send', 'exit')],
+      },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const recorded: string[] = [];
+    const history = await temporal.withWorker(
+      { ...activities, recordExecutionStep: async (_executionId: string, stepId: string) => recorded.push(stepId) > 0 },
+      async (taskQueue) => {
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
+        expect(await handle.result()).toBe('EXITED');
+        return handle.fetchHistory();
+      },
+    );
+    expect(recorded).toEqual(['send', 'exit']);
+    const events = history.events!;
+    expect(events.filter((event) => event.timerStartedEventAttributes)).toHaveLength(0);
+    expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 });
