@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
+import { GroupWriter } from '../db/group-writer';
 import type { ExecutionStatus } from '../entities/workflow';
 import type { Delivery } from '../sending/delivery';
 import { workflowEmailId } from './email-ids';
 import { ExecutionNotFoundError } from './errors';
-import { appendSkip, currentStepId, endExecution, executionExists, moveToStep } from './executions-queries';
+import { appendSkip, currentStepId, endManyExecutions, executionExists, moveManyToStep } from './executions-queries';
 
 /** The statuses of an execution that is still under way (the ones the active-execution index covers). */
 export const ACTIVE_STATUSES = ['RUNNING', 'WAITING'] as const;
@@ -14,11 +15,39 @@ export type FinalStatus = Exclude<ExecutionStatus, ActiveStatus>;
 export type SkipReason = 'suppressed' | 'unsubscribed' | 'contact_deleted' | 'billing_limit';
 
 /**
+ * The writes of one group, split so that each statement names an execution once (an attempt
+ * and its retry may meet in one group): answers one result per item, in order.
+ */
+async function distinctRounds<T extends { executionId: string }, R>(items: T[], write: (round: T[]) => Promise<R[]>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let left = items.map((item, index) => ({ item, index }));
+  while (left.length > 0) {
+    const seen = new Set<string>();
+    const round = left.filter(({ item }) => !seen.has(item.executionId) && seen.add(item.executionId));
+    left = left.filter((entry) => !round.includes(entry));
+    const written = await write(round.map(({ item }) => item));
+    round.forEach(({ index }, i) => (results[index] = written[i]));
+  }
+  return results;
+}
+
+/**
  * The execution records as their Temporal workflows move them: the current step, skips,
  * and the final status. Every write applies only to an execution still under way, so a
- * retried or late write never reopens one that ended.
+ * retried or late write never reopens one that ended. The moves and ends of executions that
+ * run at the same time share statements (GroupWriter): one UPDATE, one commit for all of them.
  */
 export class ExecutionRecords {
+  private readonly moves = new GroupWriter((moves: { executionId: string; stepId: string; status: ActiveStatus }[]) =>
+    distinctRounds(moves, (round) => moveManyToStep(this.dataSource.manager, round)),
+  );
+  private readonly ends = new GroupWriter((ends: { executionId: string; status: FinalStatus; error: string | null }[]) =>
+    distinctRounds(ends, async (round) => {
+      await endManyExecutions(this.dataSource.manager, round);
+      return round.map(() => undefined);
+    }),
+  );
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly delivery: Delivery,
@@ -26,7 +55,7 @@ export class ExecutionRecords {
 
   /** Moves an execution under way to a step; false when it already ended. Throws ExecutionNotFoundError when it does not exist. */
   async recordStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean> {
-    if (await moveToStep(this.dataSource.manager, executionId, stepId, status)) return true;
+    if (await this.moves.add({ executionId, stepId, status })) return true;
     if (!(await executionExists(this.dataSource.manager, executionId))) throw new ExecutionNotFoundError(executionId);
     return false;
   }
@@ -42,7 +71,7 @@ export class ExecutionRecords {
    * nothing to send: the email of the step it stopped at is marked FAILED if still queued.
    */
   async finish(executionId: string, status: FinalStatus, error?: string): Promise<void> {
-    await endExecution(this.dataSource.manager, executionId, status, error?.slice(0, 1000) ?? null);
+    await this.ends.add({ executionId, status, error: error?.slice(0, 1000) ?? null });
     if (status === 'FAILED' || status === 'CANCELLED') {
       await this.abandonStepEmail(executionId, status === 'CANCELLED' ? 'The workflow execution was cancelled' : `The workflow execution failed: ${error ?? ''}`);
     }

@@ -170,15 +170,30 @@ export async function executionExists(manager: EntityManager, executionId: strin
   return rows.length > 0;
 }
 
-/** Moves an execution still under way to a step and status; false when it ended or does not exist. */
-export async function moveToStep(manager: EntityManager, executionId: string, stepId: string, status: ExecutionStatus): Promise<boolean> {
-  // TypeORM answers an UPDATE ... RETURNING on Postgres with [rows, affected row count].
-  const [rows]: [unknown[]] = await manager.query(
-    `UPDATE workflow_executions SET current_step_id = $2, status = $3
-      WHERE id = $1 AND status IN ('RUNNING', 'WAITING') RETURNING id`,
-    [executionId, stepId, status],
+/**
+ * Moves each of several executions still under way to its step and status, in one statement;
+ * answers, per move, whether it applied (false when that execution ended or does not exist).
+ * The executions must be distinct.
+ */
+export async function moveManyToStep(manager: EntityManager, moves: { executionId: string; stepId: string; status: ExecutionStatus }[]): Promise<boolean[]> {
+  const [rows]: [{ id: string }[]] = await manager.query(
+    `UPDATE workflow_executions e SET current_step_id = m.step_id, status = m.status
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS m(id, step_id, status)
+      WHERE e.id = m.id AND e.status IN ('RUNNING', 'WAITING') RETURNING e.id`,
+    [moves.map((move) => move.executionId), moves.map((move) => move.stepId), moves.map((move) => move.status)],
   );
-  return rows.length > 0;
+  const moved = new Set(rows.map((row) => row.id));
+  return moves.map((move) => moved.has(move.executionId));
+}
+
+/** Ends each of several distinct executions still under way with its final status and reason, in one statement. */
+export async function endManyExecutions(manager: EntityManager, ends: { executionId: string; status: ExecutionStatus; error: string | null }[]): Promise<void> {
+  await manager.query(
+    `UPDATE workflow_executions e SET status = x.status, error = x.error, completed_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, error)
+      WHERE e.id = x.id AND e.status IN ('RUNNING', 'WAITING')`,
+    [ends.map((end) => end.executionId), ends.map((end) => end.status), ends.map((end) => end.error)],
+  );
 }
 
 /** Appends a skipped step to the execution's `context.skipped`, unless that step is there already. */
