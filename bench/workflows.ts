@@ -51,15 +51,28 @@ async function waitForProgress(ended: () => Promise<number>, target: number): Pr
   return true;
 }
 
-/** The bench worker in its own process, stopped with the scratch cleanup; resolves once it polls, with its memory then and its peak since. */
+/** BENCH_WORKER_CPU_PROF: a directory where the worker writes a V8 CPU profile of the run (`.cpuprofile`, for Chrome DevTools). */
+const WORKER_CPU_PROF = process.env.BENCH_WORKER_CPU_PROF;
+
+/**
+ * The bench worker in its own process, stopped with the scratch cleanup (asked to exit first
+ * when it writes a CPU profile); resolves once it polls, with its memory then and its peak since.
+ */
 async function startWorker(scratch: Scratch, env: Record<string, string | undefined>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'campaign-worker.ts')], {
+  const profile = WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(WORKER_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(__dirname, 'campaign-worker.ts')], {
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   scratch.onCleanup(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
+    if (WORKER_CPU_PROF) {
+      // The worker exits when its channel closes, writing the profile on its way out.
+      child.disconnect();
+      const stopped = await Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000))]);
+      if (stopped) return;
+    }
     child.kill('SIGKILL');
     await exited;
   });
