@@ -17,9 +17,11 @@ export const MAX_BATCH_SIZE = 1000;
 /**
  * Emails of one batch delivered at the same time; it bounds the sends in flight, so the
  * duplicates a crash may cause. Their database writes are grouped (Delivery.batchWrites), so a
- * batch needs about two connections however many there are.
+ * batch needs about three connections however many there are, and the more sends there are at
+ * once, the more each claim and record statement carries: a send mostly waits for its
+ * group's transaction to commit, not for SES.
  */
-export const DELIVERY_CONCURRENCY = 64;
+export const DELIVERY_CONCURRENCY = 128;
 /** Attempts after which an email that keeps failing transiently is given up (as `email/<id>` gives up, after about an hour). */
 const MAX_DELIVERY_ATTEMPTS = 16;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { stopCampaign } from '../../src/campaigns/campaigns-queries';
-import { CampaignRunner, type BatchRequest } from '../../src/campaigns/campaign-runner';
+import { CampaignRunner, DELIVERY_CONCURRENCY, type BatchRequest } from '../../src/campaigns/campaign-runner';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { openDatabase } from '../../src/db/data-source';
@@ -107,24 +107,24 @@ describe('CampaignRunner batches', () => {
   });
 
   it('starts no send once its attempt is given up, and a retry delivers the rest exactly once', async () => {
-    const request = await sendingCampaign(400);
+    const request = await sendingCampaign(500);
     const givenUp = new AbortController();
     mailer.onSent = async (count) => {
       if (count === 30) givenUp.abort(new Error('attempt timed out'));
     };
     await expect(runner.sendBatch(request, () => undefined, givenUp.signal)).rejects.toThrow('attempt timed out');
     // Only the sends in flight when it was given up (at most one per lane) went out after it.
-    expect(mailer.emailIds.length).toBeLessThan(30 + 64);
+    expect(mailer.emailIds.length).toBeLessThan(30 + DELIVERY_CONCURRENCY);
     const { statuses } = await outcome(request.campaignId);
     expect(statuses.QUEUED).toBeGreaterThan(0);
     mailer.onSent = undefined;
     await runner.sendBatch(request, () => undefined);
-    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 400 }, sentCount: 400, sentEvents: 400 });
-    expect(mailer.emailIds).toHaveLength(400);
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: 500 }, sentCount: 500, sentEvents: 500 });
+    expect(mailer.emailIds).toHaveLength(500);
   });
 
   it('sends none of the rest once the campaign is cancelled mid-batch, without waiting on its sends', async () => {
-    const request = await sendingCampaign(250);
+    const request = await sendingCampaign(500);
     let cancelMs = 0;
     mailer.onSent = async (count) => {
       if (count !== 20) return;
@@ -144,7 +144,7 @@ describe('CampaignRunner batches', () => {
     // Every email the transport took is recorded SENT, also one whose send was in flight at the cancel.
     expect(statuses.SENT).toBe(new Set(mailer.emailIds).size);
     // Only the sends in flight at the cancel (at most one per lane) went out after it.
-    expect(mailer.emailIds.length).toBeLessThan(20 + 64);
+    expect(mailer.emailIds.length).toBeLessThan(20 + DELIVERY_CONCURRENCY);
     expect(cancelMs).toBeLessThan(1000);
   });
 });
