@@ -65,20 +65,13 @@ interface ExecutionRow {
   completed_at: Date | null;
 }
 
-function executionFromRow(row: ExecutionRow): WorkflowExecution {
-  return Object.assign(new WorkflowExecution(), {
-    id: row.id,
-    projectId: row.project_id,
-    workflowId: row.workflow_id,
-    contactId: row.contact_id,
-    status: row.status,
-    currentStepId: row.current_step_id,
-    context: row.context,
-    triggerEventId: row.trigger_event_id,
-    error: row.error,
-    startedAt: row.started_at,
-    completedAt: row.completed_at,
-  });
+/** The entity of a workflow_executions row, column by column as the entity maps them. */
+function executionFromRow(manager: EntityManager, row: ExecutionRow): WorkflowExecution {
+  const execution = new WorkflowExecution();
+  for (const column of manager.connection.getMetadata(WorkflowExecution).columns) {
+    Object.assign(execution, { [column.propertyName]: row[column.databaseName as keyof ExecutionRow] });
+  }
+  return execution;
 }
 
 /**
@@ -116,7 +109,7 @@ export async function insertStartedExecution(
       values.status, values.currentStepId,
     ],
   );
-  return { ...(row.id ? { execution: executionFromRow(row as ExecutionRow) } : {}), reentryRefused: row.refused };
+  return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow) } : {}), reentryRefused: row.refused };
 }
 
 /** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */
