@@ -3,7 +3,7 @@ import path from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
-import { executionWorkflowId, type ExecutionInput, type GraphStep, type GraphTransition } from '../../workflows/shared';
+import { executionWorkflowId, type ExecutionInput, type ExecutionRef, type GraphStep, type GraphTransition } from '../../workflows/shared';
 import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
 
 const step = (id: string, type: GraphStep['type'], config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
@@ -15,6 +15,9 @@ const edge = (fromStepId: string, toStepId: string, branch: 'yes' | 'no' | null 
  * CONDITION -> WAIT_FOR_EVENT (1 hour, timed out) -> WEBHOOK -> UPDATE_CONTACT -> SEND_EMAIL -> EXIT.
  */
 const PRE_PATCH_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-activities.bin');
+
+/** An execution of one contact, without its graph. */
+const execution = (executionId: string): ExecutionRef => ({ executionId, projectId: 'project-1', workflowId: 'workflow-1', contactId: 'contact-1', context: {} });
 
 /** Activities that succeed at once. */
 const activities = {
@@ -48,11 +51,7 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
 
   it('runs the records and the CONDITION, UPDATE_CONTACT and SEND_EMAIL steps as local activities, only webhooks as activity tasks; its history replays', async () => {
     const input: ExecutionInput = {
-      executionId: '00000000-0000-4000-8000-000000000002',
-      projectId: 'project-1',
-      workflowId: 'workflow-1',
-      contactId: 'contact-1',
-      context: {},
+      ...execution('00000000-0000-4000-8000-000000000002'),
       graph: {
         steps: [
           step('delay', 'DELAY', { amount: 1, unit: 'days' }),
@@ -83,11 +82,7 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
 
   it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task; its history replays', async () => {
     const input: ContactExecutionInput = {
-      executionId: '00000000-0000-4000-8000-000000000003',
-      projectId: 'project-1',
-      workflowId: 'workflow-1',
-      contactId: 'contact-1',
-      context: {},
+      ...execution('00000000-0000-4000-8000-000000000003'),
       entryDelayed: true,
       graph: {
         steps: [step('delay', 'DELAY', { amount: 1, unit: 'days' }), step('send', 'SEND_EMAIL', { templateId: 'template-1' }), step('exit', 'EXIT')],
