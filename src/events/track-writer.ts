@@ -22,8 +22,11 @@ export interface Tracked {
 
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
-/** Group transactions written at once (on as many pool connections); a contact is in at most one of them. */
-const WRITERS = 2;
+/**
+ * Group transactions written at once (on as many pool connections); a contact is in at most one
+ * of them. One keeps groups largest, which costs least on a machine Postgres shares.
+ */
+const WRITERS = 1;
 
 /** A committed group: its dispatch, and how to answer its requests once that was delivered. */
 interface CommittedGroup {

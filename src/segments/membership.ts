@@ -22,9 +22,14 @@ export function membershipEvents(segment: Segment, change: Change, contactIds: s
     projectId: segment.projectId,
     contactId,
     name: `segment.${segment.slug}.${change}`,
-    data: { segmentId: segment.id, segmentName: segment.name },
+    data: membershipData(segment),
     source: 'SYSTEM' as const,
   }));
+}
+
+/** The `data` of a segment's entry and exit events. */
+function membershipData(segment: Segment): Record<string, unknown> {
+  return { segmentId: segment.id, segmentName: segment.name };
 }
 
 /**
@@ -64,31 +69,21 @@ export class SegmentMembership {
   }
 
   /**
-   * Re-evaluates some contacts of a project against each of its tracked segments. The difference
-   * is read first; only segments with contacts to move are written, in one transaction with their
-   * entry and exit events (which apply the difference again under their own conditions, so a
-   * concurrent re-evaluation never fires an event twice). The cached `memberCount` is left as it
+   * Re-evaluates some contacts of a project against each of its tracked segments: one statement
+   * per segment moves them and stores their entry and exit events with the events' dispatch row
+   * (queries.moveMembers), then the events are delivered. The cached `memberCount` is left as it
    * is: full computations and refreshes recount it.
    */
   async reevaluate(projectId: string, contactIds: string[]): Promise<void> {
     if (contactIds.length === 0) return;
     const { manager } = this.dataSource;
-    const moves: { segment: Segment; matching: queries.ContactSelection; entering: string[]; exiting: string[] }[] = [];
     for (const segment of await queries.trackedSegments(manager, projectId)) {
       const matching = await queries.segmentContacts(manager, segment);
-      const { entering, exiting } = await queries.membershipDifference(manager, segment.id, matching, contactIds);
-      if (entering.length > 0 || exiting.length > 0) moves.push({ segment, matching, entering, exiting });
+      const { events, dispatchId } = await queries.moveMembers(manager, segment, matching, contactIds, membershipData(segment));
+      if (dispatchId === null) continue;
+      const dispatch = { steps: [], batches: [{ projectId, events, contactIds: [] }], queued: [dispatchId] };
+      if (await this.contacts.deliver([dispatch])) await this.contacts.completeDelivered([dispatch]);
     }
-    if (moves.length === 0) return;
-    await this.contacts.transaction(async (tx) => {
-      const events: NewEvent[] = [];
-      for (const { segment, matching, entering, exiting } of moves) {
-        const entered = entering.length > 0 ? (await queries.enterMatching(tx.manager, segment.id, matching, { contactIds: entering })).contactIds : [];
-        const exited = exiting.length > 0 ? (await queries.exitNonMatching(tx.manager, segment.id, matching, { contactIds: exiting })).contactIds : [];
-        events.push(...membershipEvents(segment, 'entry', entered), ...membershipEvents(segment, 'exit', exited));
-      }
-      await tx.record(events);
-    });
   }
 
   /** Applies one step of the difference and records its events, in one transaction. */

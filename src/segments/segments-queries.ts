@@ -3,7 +3,9 @@ import { audienceWhere } from '../conditions/compile';
 import { referencedFields, type Condition } from '../conditions/condition';
 import { contactFromRow } from '../contacts/contacts-queries';
 import type { Contact } from '../entities/contact';
+import { EventRecord } from '../entities/event-record';
 import { Segment } from '../entities/segment';
+import { FIRST_RETRY_SECONDS } from '../events/dispatches-queries';
 import { notFound } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 
@@ -234,29 +236,70 @@ export async function exitNonMatching(manager: EntityManager, segmentId: string,
   return { contactIds: row.exited, next: nextPage(scope, row) };
 }
 
+/** What moveMembers changed: the entry and exit events it stored, and the dispatch row queued for them (null when nobody moved). */
+export interface MembershipMoves {
+  events: EventRecord[];
+  dispatchId: string | null;
+}
+
 /**
- * Which of some contacts a segment's stored membership is wrong for, read only: those that match
- * and are not members (to enter), and members that no longer match (to exit).
+ * Brings a segment's stored membership in line with its condition for some contacts, in one
+ * statement (so atomically, without a transaction of its own): the matching non-members enter,
+ * the members that no longer match exit, each move stores its `segment.<slug>.entry|exit` event
+ * (`data` given) and the events are queued for dispatch (src/events/dispatches-queries.ts). An
+ * insert that found the member already there, or a delete that found it gone, stores nothing, so
+ * concurrent re-evaluations never fire an event twice.
  */
-export async function membershipDifference(
+export async function moveMembers(
   manager: EntityManager,
-  segmentId: string,
+  segment: Segment,
   matching: ContactSelection,
   contactIds: string[],
-): Promise<{ entering: string[]; exiting: string[] }> {
-  const params = [...matching.params, segmentId, contactIds];
-  const segment = `$${params.length - 1}`;
-  const ids = `$${params.length}::uuid[]`;
-  const [row]: { entering: string[]; exiting: string[] }[] = await manager.query(
-    `SELECT ARRAY(SELECT c.id::text FROM contacts c
-                   WHERE ${matching.where} AND c.id = ANY(${ids})
-                     AND NOT EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${segment} AND m.contact_id = c.id)) AS entering,
-            ARRAY(SELECT m.contact_id::text FROM segment_members m
-                   WHERE m.segment_id = ${segment} AND m.contact_id = ANY(${ids})
-                     AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = m.contact_id AND ${matching.where})) AS exiting`,
-    params,
+  eventData: Record<string, unknown>,
+): Promise<MembershipMoves> {
+  const params = [...matching.params, segment.id, contactIds, `segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`, JSON.stringify(eventData), FIRST_RETRY_SECONDS];
+  const n = matching.params.length;
+  const [id, ids, entry, exit, data, retry] = [1, 2, 3, 4, 5, 6].map((i) => `$${n + i}`);
+  const [row]: { events: { id: string; contact_id: string; name: string; data: Record<string, unknown>; created_at: string }[]; dispatch: string | null }[] =
+    await manager.query(
+      `WITH entered AS (
+         INSERT INTO segment_members (segment_id, contact_id)
+         SELECT ${id}, c.id FROM contacts c
+          WHERE ${matching.where} AND c.id = ANY(${ids}::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${id} AND m.contact_id = c.id)
+          ORDER BY c.id
+         ON CONFLICT DO NOTHING RETURNING contact_id
+       ), exited AS (
+         DELETE FROM segment_members d
+          WHERE d.segment_id = ${id} AND d.contact_id = ANY(${ids}::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = d.contact_id AND ${matching.where})
+         RETURNING d.contact_id
+       ), stored AS (
+         INSERT INTO events (project_id, contact_id, name, data, source)
+         SELECT $1, contact_id, ${entry}, ${data}::jsonb, 'SYSTEM' FROM entered
+         UNION ALL
+         SELECT $1, contact_id, ${exit}, ${data}::jsonb, 'SYSTEM' FROM exited
+         RETURNING id, contact_id, name, data, created_at
+       ), queued AS (
+         INSERT INTO event_dispatches (project_id, event_ids, contact_ids, retry_at)
+         SELECT $1, array_agg(id), '{}'::uuid[], now() + make_interval(secs => ${retry}) FROM stored HAVING count(*) > 0
+         RETURNING id
+       )
+       SELECT (SELECT json_agg(stored) FROM stored) AS events, (SELECT id::text FROM queued) AS dispatch`,
+      params,
+    );
+  const events = (row.events ?? []).map((event) =>
+    Object.assign(new EventRecord(), {
+      id: event.id,
+      projectId: segment.projectId,
+      contactId: event.contact_id,
+      name: event.name,
+      data: event.data,
+      source: 'SYSTEM' as const,
+      createdAt: new Date(event.created_at),
+    }),
   );
-  return row;
+  return { events, dispatchId: row.dispatch };
 }
 
 /** A project's DYNAMIC segments with `trackMembership`, oldest first. */
