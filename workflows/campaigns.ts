@@ -15,8 +15,8 @@ const { beginCampaign, finishCampaign, stopCampaign } = proxyActivities<Campaign
 });
 
 /**
- * A batch delivers up to 1,000 emails, heartbeating each and every few seconds while it runs,
- * so that a batch cut off with its worker is retried after 20 seconds. A transient failure
+ * A batch delivers up to 1,000 emails, heartbeating every 2 seconds while it runs, so that a
+ * batch cut off with its worker is retried after 20 seconds. A transient failure
  * (throttling, a transport or database outage) retries the batch for as long as it lasts,
  * backing off to 5 minutes apart; only the batch's emails still QUEUED are delivered again.
  */

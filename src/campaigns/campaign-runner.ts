@@ -83,7 +83,7 @@ export class CampaignRunner {
    * many of the page are queued as the period has emails left (under the cap's lock), those
    * are delivered, and the campaign ends CANCELLED with the reason.
    */
-  async sendBatch(request: BatchRequest, heartbeat: () => void, signal?: AbortSignal): Promise<BatchResult> {
+  async sendBatch(request: BatchRequest, handled: () => void, signal?: AbortSignal): Promise<BatchResult> {
     const queued = await this.dataSource.transaction(async (manager) => {
       const campaign = await lockCampaign(manager, request.campaignId, 'pessimistic_read');
       if (!campaign || campaign.status !== 'SENDING') return undefined;
@@ -99,7 +99,7 @@ export class CampaignRunner {
       return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
     if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
-    const attempted = await this.deliverAll(queued.emails, heartbeat, signal);
+    const attempted = await this.deliverAll(queued.emails, handled, signal);
     if (queued.stopReason) {
       await this.stop(request.campaignId, queued.stopReason);
       return { stopped: true, contacts: queued.contacts, lastContactId: queued.lastContactId, attempted, minDurationMs: 0 };
@@ -153,8 +153,9 @@ export class CampaignRunner {
    * retry it: the retry delivers only the emails still QUEUED. After a cancel, the rest are
    * SKIPPED and none of them goes out. Once `signal` aborts (the attempt was given up: another
    * may be delivering the same emails), no further send starts and its reason is thrown.
+   * `handled` is called as each email's attempt ends, however it ended.
    */
-  private async deliverAll(emails: QueuedEmail[], heartbeat: () => void, signal?: AbortSignal): Promise<number> {
+  private async deliverAll(emails: QueuedEmail[], handled: () => void, signal?: AbortSignal): Promise<number> {
     let next = 0;
     let attempted = 0;
     let transient: unknown;
@@ -169,11 +170,10 @@ export class CampaignRunner {
           else if (err instanceof TemplateRenderError) await this.delivery.fail(email, err.message);
           else if (!(await this.gaveUp(email, err))) transient ??= err;
         } finally {
-          heartbeat();
+          handled();
         }
       }
     };
-    heartbeat();
     await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emails.length) }, lane));
     signal?.throwIfAborted();
     if (transient !== undefined) throw transient;
