@@ -28,6 +28,7 @@ interface Row {
   old_subscribed: boolean | null;
   subscribed: boolean;
   is_new: boolean;
+  contacts_cap: number | null;
 }
 
 /**
@@ -62,9 +63,16 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
        ON CONFLICT (project_id, email) DO NOTHING
        RETURNING id, email, NULL::boolean AS old_subscribed, subscribed, true AS is_new
      )
-     SELECT * FROM updated UNION ALL SELECT * FROM inserted`,
+     SELECT u.*, (SELECT contacts FROM billing_limits WHERE project_id = $1) AS contacts_cap
+       FROM (SELECT * FROM updated UNION ALL SELECT * FROM inserted) u`,
     [projectId, JSON.stringify(items), subscribedByDefault],
   );
+}
+
+/** What a batch upsert did: each item's outcome, in order, and the project's contacts cap as its statement read it (null: none). */
+export interface UpsertResult {
+  outcomes: UpsertOutcome[];
+  contactsCap: number | null;
 }
 
 /**
@@ -76,17 +84,19 @@ export async function upsertContacts(
   projectId: string,
   items: UpsertItem[],
   subscribedByDefault: boolean,
-): Promise<UpsertOutcome[]> {
+): Promise<UpsertResult> {
   const outcomes = new Map<string, UpsertOutcome>();
+  let contactsCap: number | null = null;
   let pending = items;
   for (let attempt = 0; pending.length > 0 && attempt < 3; attempt += 1) {
     for (const row of await upsertRound(manager, projectId, pending, subscribedByDefault)) {
       outcomes.set(row.email, { id: row.id, email: row.email, isNew: row.is_new, subscribedBefore: row.old_subscribed, subscribed: row.subscribed });
+      contactsCap = row.contacts_cap;
     }
     pending = pending.filter((item) => !outcomes.has(item.email));
   }
   if (pending.length > 0) throw new Error(`could not upsert ${pending.length} contacts after concurrent inserts`);
-  return items.map((item) => outcomes.get(item.email)!);
+  return { outcomes: items.map((item) => outcomes.get(item.email)!), contactsCap };
 }
 
 /** Records the type of every custom key seen for the first time in this project (sticky afterwards); returns the keys that were new. */

@@ -132,9 +132,9 @@ export class ContactsService {
       await assertWithinDataKeyLimit(tx.manager, projectId, added);
       tx.afterCommit(() => knownFields.remember(projectId, unknown));
     }
-    const outcomes = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
+    const { outcomes, contactsCap } = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
     const created = outcomes.filter((outcome) => outcome.isNew).length;
-    if (created > 0) await assertWithinContactLimit(tx.manager, projectId, created);
+    if (created > 0 && contactsCap !== null) await assertWithinContactLimit(tx.manager, projectId, created);
     await tx.record(subscriptionEvents(projectId, outcomes));
     tx.contactsChanged(projectId, outcomes.map((outcome) => outcome.id));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));

@@ -77,7 +77,8 @@ export class TrackWriter {
       });
       // Committed: each request is answered with its ids whatever the delivery did (a failed one is repeated later).
       for (const group of groups) group.answer();
-      if (delivered) await contacts.completeDelivered(dispatches);
+      // Removed beside the next delivery (completeDelivered groups the deletes and logs its own failure).
+      if (delivered) void contacts.completeDelivered(dispatches);
       return groups.map(() => undefined);
     });
   }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { ContactsService } from '../../src/contacts/contacts-service';
+import { BillingLimitExceededError } from '../../src/billing/limits';
 import { DataKeyLimitError, MAX_DATA_KEYS } from '../../src/contacts/data-key-limit';
 import { openDatabase } from '../../src/db/data-source';
 import type { EventRecord } from '../../src/entities/event-record';
@@ -111,5 +112,15 @@ describe('group commit of tracked events (TrackWriter)', () => {
     expect(events.map((event) => event.name).sort()).toEqual(['known-keys', 'new-key', 'no-data', 'opened']);
     expect([...(await contactsByEmail()).keys()].sort()).toEqual(['a@example.test', 'b@example.test', 'd@example.test', 'first@example.test']);
     expect(delivered.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
+  });
+
+  it('creates contacts up to the contacts cap exactly, answering each request past it with its own refusal', async () => {
+    await dataSource.query('INSERT INTO billing_limits (project_id, contacts) VALUES ($1, 3)', [projectId]);
+    const results = await trackAll(Array.from({ length: 6 }, (_, i) => ({ email: `new-${i}@example.test`, event: 'signed-up' })));
+
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const result of results.slice(3)) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(BillingLimitExceededError);
+    expect([...(await contactsByEmail()).keys()].sort()).toEqual(['new-0@example.test', 'new-1@example.test', 'new-2@example.test']);
+    expect(await storedEvents()).toHaveLength(3);
   });
 });
