@@ -26,6 +26,8 @@ import { runBench, waitFor, withScratch } from './support';
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
 const KILL_WORKER = process.argv.includes('--kill-worker');
+/** Node options of the worker processes (BENCH_WORKER_NODE_ARGS, space-separated), e.g. `--max-old-space-size=256` as a deployment might set them. */
+const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const AIM_EMAILS_PER_SECOND = 2_000;
 const AIM_WORKER_PEAK_BYTES = 350 * 1024 * 1024;
 /** Memory counts as flat when the peak of the send's second half is within this of the first half's. */
@@ -63,7 +65,7 @@ class WorkerProcess {
   static async start(env: Record<string, string | undefined>, bundlePath: string, samples: MemorySample[]): Promise<{ worker: WorkerProcess; idleRss: number }> {
     // No workflow cache when it will be killed: the Java test server never re-dispatches a dead worker's sticky tasks.
     const args = [`--workflow-bundle=${bundlePath}`, ...(KILL_WORKER ? ['--no-workflow-cache'] : [])];
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'campaign-worker.ts'), ...args], {
+    const child = spawn(process.execPath, [...WORKER_NODE_ARGS, '--import', 'tsx', path.join(__dirname, 'campaign-worker.ts'), ...args], {
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
