@@ -1,6 +1,13 @@
-import { type EmailContent, SESv2Client, type SESv2ClientConfig } from '@aws-sdk/client-sesv2';
+import {
+  type EmailContent,
+  SendEmailCommand,
+  type SendEmailCommandInput,
+  SESv2Client,
+  type SESv2ClientConfig,
+} from '@aws-sdk/client-sesv2';
+import http from 'node:http';
+import https from 'node:https';
 import { buildRawMessage, envelopeRecipients } from './mime';
-import { SesSendEmail, type SendEmailRequest } from './ses-http';
 import {
   type MailError,
   type Mailer,
@@ -23,6 +30,9 @@ export interface SesMailerOptions extends SesClientOptions {
   configurationSet?: string;
 }
 
+/** Connections to SES one client keeps open at most. */
+const MAX_SOCKETS = 256;
+
 /**
  * An SES v2 client that makes one attempt per call: Temporal retries activities, and API
  * callers retry their request, so SDK retries would only multiply them.
@@ -33,30 +43,29 @@ export function createSesClient(options: SesClientOptions): SESv2Client {
     endpoint: options.endpoint,
     credentials: options.credentials,
     maxAttempts: 1,
-    requestHandler: TIMEOUTS,
+    requestHandler: {
+      connectionTimeout: 10_000,
+      requestTimeout: 60_000,
+      // Kept-alive connections, enough for a campaign batch's concurrent sends without queueing.
+      httpAgent: new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+      httpsAgent: new https.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS }),
+    },
   });
 }
 
-/** How long a connection may take to open, and a request to be answered. */
-const TIMEOUTS = { connectionTimeout: 10_000, requestTimeout: 60_000 };
-
-/**
- * Delivers through Amazon SES v2 `SendEmail`, one signed request per message on kept-alive
- * connections (ses-http.ts), with the SDK client's credentials and endpoint.
- */
+/** Delivers through Amazon SES v2 `SendEmail`. */
 export class SesMailer implements Mailer {
   readonly transport = 'ses' as const;
   private readonly client: SESv2Client;
-  private readonly sendEmail: SesSendEmail;
 
   constructor(private readonly options: SesMailerOptions) {
     this.client = createSesClient(options);
-    this.sendEmail = new SesSendEmail(this.client, options.region, options.endpoint, TIMEOUTS);
   }
 
   /** Sends the message and returns SES's MessageId; throws PermanentMailError or TransientMailError. */
   async send(message: OutgoingMessage): Promise<SentMessage> {
-    const output = await this.sendEmail.send(await this.toRequest(message)).catch((err: unknown) => {
+    const command = new SendEmailCommand(await this.toRequest(message));
+    const output = await this.client.send(command).catch((err: unknown) => {
       throw toMailError(err);
     });
     // Never seen in practice; not retried, since SES did take the message.
@@ -65,11 +74,10 @@ export class SesMailer implements Mailer {
   }
 
   async close(): Promise<void> {
-    this.sendEmail.close();
     this.client.destroy();
   }
 
-  private async toRequest(message: OutgoingMessage): Promise<SendEmailRequest> {
+  private async toRequest(message: OutgoingMessage): Promise<SendEmailCommandInput> {
     const tags = Object.entries(message.tags ?? {}).map(([Name, Value]) => ({ Name, Value }));
     const common = {
       ConfigurationSetName: message.configurationSet ?? this.options.configurationSet,
@@ -81,7 +89,7 @@ export class SesMailer implements Mailer {
       return {
         ...common,
         Destination: { ToAddresses: envelopeRecipients(message) },
-        Content: { Raw: { Data: (await buildRawMessage(message)).toString('base64') } },
+        Content: { Raw: { Data: await buildRawMessage(message) } },
       };
     }
     return {
@@ -94,7 +102,7 @@ export class SesMailer implements Mailer {
   }
 }
 
-function simpleContent(message: OutgoingMessage): Pick<EmailContent, 'Simple'> {
+function simpleContent(message: OutgoingMessage): EmailContent {
   const headers = Object.entries(message.headers ?? {}).map(([Name, Value]) => ({ Name, Value }));
   return {
     Simple: {
