@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, patched, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, TemporalFailure } from '@temporalio/workflow';
 import type { createWorkflowStepActivities } from '../activities/workflow-steps';
 import type { Condition } from '../src/conditions/condition';
 import type { Branch } from '../src/entities/workflow';
@@ -49,20 +49,63 @@ const TASK_ACTIVITIES: ExecutionActivities = {
 };
 
 /**
+ * A local activity's attempts before its call goes to an activity task (1 + 2 + 4 + 8 s apart):
+ * a database or SES outage is then waited out by the activity task's retries, which leave
+ * nothing in the workflow's history, instead of by a local activity that keeps its workflow task
+ * open (a workflow task heartbeat every few seconds, each three history events).
+ */
+const LOCAL_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '8 seconds', maximumAttempts: 5 } as const;
+
+/** The patch after which a local activity that used up its attempts hands its call to an activity task. */
+export const LOCAL_FALLBACK_PATCH = 'contact-workflow-local-fallback';
+
+/**
+ * Whether a local activity failed only because it used up its attempts or timed out: not for
+ * good (a non-retryable failure) and not cancelled. The SDK rejects a local activity with its
+ * last failure itself, an activity task with an ActivityFailure around it.
+ */
+function retriedOut(err: unknown): boolean {
+  if (isCancellation(err)) return false;
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure ? !cause.nonRetryable : cause instanceof TemporalFailure;
+}
+
+/** A call made as a local activity first, then as an activity task once the local attempts are used up. */
+function localFirst<A extends unknown[], R>(local: (...args: A) => Promise<R>, task: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await local(...args);
+    } catch (err) {
+      if (!retriedOut(err) || !patched(LOCAL_FALLBACK_PATCH)) throw err;
+      return task(...args);
+    }
+  };
+}
+
+/**
  * The execution record, CONDITION, UPDATE_CONTACT and SEND_EMAIL as local activities: run by the
  * worker inside the workflow task that asks for them and recorded as a marker when that task
  * completes, so that a step costs no activity task and no workflow task of its own (a
  * `DELAY -> SEND_EMAIL -> EXIT` execution takes two workflow tasks instead of seven). Each is
  * safe to run again, as an activity's retry is: a worker killed meanwhile leaves the workflow
- * task to time out and the next worker runs them again; the email's record is claimed before it
- * is sent (Delivery), so a repeated attempt does not send it twice. Retries longer apart than a
- * minute wait on a timer. Webhooks, whose calls may take seconds, stay activity tasks.
+ * task to time out and the next worker runs them again (an email whose delivery call was in
+ * flight at the kill may be sent twice, as with an activity task). After LOCAL_RETRY's attempts
+ * a call goes on as an activity task with the options above. Webhooks, whose calls may take
+ * seconds, stay activity tasks.
  */
+const LOCAL = {
+  ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: RECORD_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'recordExecutionStep', 'finishExecution'),
+  ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: EMAIL_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'sendWorkflowEmail'),
+  ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: QUERY_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'evaluateCondition', 'updateWorkflowContact'),
+};
+
 const LOCAL_ACTIVITIES: ExecutionActivities = {
-  ...TASK_ACTIVITIES,
-  ...pick(proxyLocalActivities<StepActivities>(RECORD_OPTIONS), 'recordExecutionStep', 'finishExecution'),
-  ...pick(proxyLocalActivities<StepActivities>(EMAIL_OPTIONS), 'sendWorkflowEmail'),
-  ...pick(proxyLocalActivities<StepActivities>(QUERY_OPTIONS), 'evaluateCondition', 'updateWorkflowContact'),
+  recordExecutionStep: localFirst(LOCAL.recordExecutionStep, TASK_ACTIVITIES.recordExecutionStep),
+  finishExecution: localFirst(LOCAL.finishExecution, TASK_ACTIVITIES.finishExecution),
+  sendWorkflowEmail: localFirst(LOCAL.sendWorkflowEmail, TASK_ACTIVITIES.sendWorkflowEmail),
+  callWebhook: TASK_ACTIVITIES.callWebhook,
+  evaluateCondition: localFirst(LOCAL.evaluateCondition, TASK_ACTIVITIES.evaluateCondition),
+  updateWorkflowContact: localFirst(LOCAL.updateWorkflowContact, TASK_ACTIVITIES.updateWorkflowContact),
 };
 
 /** The named members of a proxy (a proxy lists no keys of its own, so it cannot be spread). */

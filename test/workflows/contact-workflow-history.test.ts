@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
-import { executionWorkflowId, type ExecutionInput, type ExecutionRef, type GraphStep, type GraphTransition } from '../../workflows/shared';
+import { eventReceived, executionWorkflowId, type ExecutionInput, type ExecutionRef, type GraphStep, type GraphTransition } from '../../workflows/shared';
 import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
 
 const step = (id: string, type: GraphStep['type'], config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
@@ -104,5 +105,78 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     expect(events.filter((event) => event.timerStartedEventAttributes)).toHaveLength(0);
     expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
+  });
+
+  it('hands a call whose local attempts are used up to an activity task, which the outage outlasts; its history replays', async () => {
+    const input: ExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000004'),
+      graph: { steps: [step('send', 'SEND_EMAIL', { templateId: 'template-1' })], transitions: [] },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const attempts: string[] = [];
+    const sendWorkflowEmail = async () => {
+      attempts.push(Context.current().info.isLocal ? 'local' : 'task');
+      if (attempts.length <= 7) throw ApplicationFailure.create({ message: 'SES is away' });
+      return { emailId: 'email-1', outcome: 'SENT' };
+    };
+    const history = await temporal.withWorker({ ...activities, sendWorkflowEmail }, async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+      expect(await handle.result()).toBe('COMPLETED');
+      return handle.fetchHistory();
+    });
+    expect(attempts).toEqual(['local', 'local', 'local', 'local', 'local', 'task', 'task', 'task']);
+    const events = history.events!;
+    expect(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+      'sendWorkflowEmail',
+    ]);
+    await expect(replay(history, workflowId)).resolves.toBeUndefined();
+  });
+
+  it('fails a step for good at once when its local activity fails for good, without an activity task', async () => {
+    const input: ExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000005'),
+      graph: { steps: [step('send', 'SEND_EMAIL', { templateId: 'template-1' })], transitions: [] },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    let calls = 0;
+    const sendWorkflowEmail = async () => {
+      calls++;
+      throw ApplicationFailure.create({ message: 'The template is gone', nonRetryable: true });
+    };
+    const finished: unknown[][] = [];
+    await temporal.withWorker(
+      { ...activities, sendWorkflowEmail, finishExecution: async (...args: unknown[]) => void finished.push(args) },
+      async (taskQueue) => {
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+        await expect(handle.result()).rejects.toThrow();
+      },
+    );
+    expect(calls).toBe(1);
+    expect(finished).toEqual([[input.executionId, 'FAILED', 'The template is gone']]);
+  });
+
+  it('waits out the rest of an entry DELAY when an event starts the workflow before its start delay ends', async () => {
+    const input: ContactExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000006'),
+      entryDelayed: true,
+      graph: {
+        steps: [step('delay', 'DELAY', { amount: 1, unit: 'days' }), step('wait', 'WAIT_FOR_EVENT', { eventName: 'paid', timeout: { amount: 1, unit: 'hours' } })],
+        transitions: [edge('delay', 'wait')],
+      },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const recordedAt: number[] = [];
+    await temporal.withWorker(
+      { ...activities, recordExecutionStep: async () => recordedAt.push(await temporal.env.currentTimeMs()) > 0 },
+      async (taskQueue) => {
+        const startedAt = await temporal.env.currentTimeMs();
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
+        await handle.signal(eventReceived, { id: 'event-1', name: 'paid', data: {} });
+        expect(await handle.result()).toBe('COMPLETED');
+        // The event arrived during the DELAY: it does not count for the WAIT_FOR_EVENT after it.
+        expect(recordedAt).toHaveLength(1);
+        expect(recordedAt[0] - startedAt).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
+      },
+    );
   });
 });
