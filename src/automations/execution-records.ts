@@ -14,18 +14,41 @@ export type FinalStatus = Exclude<ExecutionStatus, ActiveStatus>;
 /** Why a SEND_EMAIL step sent nothing, as recorded in the execution's `context.skipped`. */
 export type SkipReason = 'suppressed' | 'unsubscribed' | 'contact_deleted' | 'billing_limit';
 
+/** One item's result, or the error that refused it. */
+type Outcome<R> = { value: R } | { error: unknown };
+
+/** The item's result, or its error thrown. */
+function unwrap<R>(outcome: Outcome<R>): R {
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
+}
+
+/**
+ * Writes a round in one statement; when that statement fails, writes each of its items alone, so
+ * that an item the database refuses fails its own caller only, not every execution of its group.
+ */
+async function writeRound<T, R>(round: T[], write: (items: T[]) => Promise<R[]>): Promise<Outcome<R>[]> {
+  try {
+    return (await write(round)).map((value) => ({ value }));
+  } catch (err) {
+    if (round.length === 1) return [{ error: err }];
+    return Promise.all(round.map((item) => write([item]).then(([value]) => ({ value }), (error: unknown) => ({ error }))));
+  }
+}
+
 /**
  * The writes of one group, split so that each statement names an execution once (an attempt
- * and its retry may meet in one group): answers one result per item, in order.
+ * and its retry may meet in one group, and are written in the order they came): answers one
+ * outcome per item, in order.
  */
-async function distinctRounds<T extends { executionId: string }, R>(items: T[], write: (round: T[]) => Promise<R[]>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
+async function distinctRounds<T extends { executionId: string }, R>(items: T[], write: (round: T[]) => Promise<R[]>): Promise<Outcome<R>[]> {
+  const results: Outcome<R>[] = new Array(items.length);
   let left = items.map((item, index) => ({ item, index }));
   while (left.length > 0) {
     const seen = new Set<string>();
     const round = left.filter(({ item }) => !seen.has(item.executionId) && seen.add(item.executionId));
     left = left.filter((entry) => !round.includes(entry));
-    const written = await write(round.map(({ item }) => item));
+    const written = await writeRound(round.map(({ item }) => item), write);
     round.forEach(({ index }, i) => (results[index] = written[i]));
   }
   return results;
@@ -55,7 +78,7 @@ export class ExecutionRecords {
 
   /** Moves an execution under way to a step; false when it already ended. Throws ExecutionNotFoundError when it does not exist. */
   async recordStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean> {
-    if (await this.moves.add({ executionId, stepId, status })) return true;
+    if (unwrap(await this.moves.add({ executionId, stepId, status }))) return true;
     if (!(await executionExists(this.dataSource.manager, executionId))) throw new ExecutionNotFoundError(executionId);
     return false;
   }
@@ -71,7 +94,8 @@ export class ExecutionRecords {
    * nothing to send: the email of the step it stopped at is marked FAILED if still queued.
    */
   async finish(executionId: string, status: FinalStatus, error?: string): Promise<void> {
-    await this.ends.add({ executionId, status, error: error?.slice(0, 1000) ?? null });
+    // Postgres text holds no NUL character; a failure's message (a webhook's answer) may.
+    unwrap(await this.ends.add({ executionId, status, error: error?.replace(/\u0000/g, '').slice(0, 1000) ?? null }));
     if (status === 'FAILED' || status === 'CANCELLED') {
       await this.abandonStepEmail(executionId, status === 'CANCELLED' ? 'The workflow execution was cancelled' : `The workflow execution failed: ${error ?? ''}`);
     }

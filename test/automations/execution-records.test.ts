@@ -92,4 +92,27 @@ describe('ExecutionRecords grouped writes', () => {
     expect(byId.get(done)).toMatchObject({ status: 'COMPLETED', error: null, ended: false });
     expect(failed).toEqual([workflowEmailId(failedId, stepIds.send)]);
   });
+
+  it('fails only the move the database refuses, not the others of its group', async () => {
+    const [blocker, a, b] = [await execution(), await execution(), await execution()];
+    // The first write runs alone; the next three wait and form one group, whose statement the bad step id fails.
+    const [, first, bad, second] = await Promise.allSettled([
+      records.recordStep(blocker, stepIds.delay, 'WAITING'),
+      records.recordStep(a, stepIds.send, 'RUNNING'),
+      records.recordStep(b, 'not-a-step-id', 'RUNNING'),
+      records.recordStep(b, stepIds.delay, 'WAITING'),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: true });
+    expect(bad).toMatchObject({ status: 'rejected' });
+    expect(second).toEqual({ status: 'fulfilled', value: true });
+    expect((await rows([a])).map((row) => row.current_step_id)).toEqual([stepIds.send]);
+  });
+
+  it('ends an execution whose reason holds a NUL character, with the others of its group', async () => {
+    const [blocker, nul, other] = [await execution(), await execution(), await execution()];
+    await Promise.all([records.finish(blocker, 'EXITED'), records.finish(nul, 'FAILED', 'bad\u0000answer'), records.finish(other, 'COMPLETED')]);
+    const byId = new Map((await rows([nul, other])).map((row) => [row.id, row]));
+    expect(byId.get(nul)).toMatchObject({ status: 'FAILED', error: 'badanswer', ended: true });
+    expect(byId.get(other)).toMatchObject({ status: 'COMPLETED', ended: true });
+  });
 });
