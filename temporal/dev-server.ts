@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stopProcesses } from '../src/runtime/process-table';
 import { liveRecordedProcess, removeRunRecord, writeRunRecord } from '../src/runtime/run-records';
@@ -17,7 +17,10 @@ export interface DevServerOptions {
   searchAttributes?: Record<string, SearchAttributeType>;
   /** SQLite pragmas of the dev server's database; SQLITE_PRAGMAS unless given ([] = SQLite's defaults). */
   sqlitePragmas?: string[];
-  /** Dynamic config values (`--dynamic-config-value`); DYNAMIC_CONFIG unless given ({} = the CLI's own). */
+  /**
+   * Dynamic config values (`--dynamic-config-value`); unless given ({} = the CLI's own),
+   * DYNAMIC_CONFIG once an earlier run registered these search attributes on DATA_DIR.
+   */
   dynamicConfig?: Record<string, string | number | boolean>;
   log?: (message: string) => void;
 }
@@ -43,13 +46,28 @@ export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
  * The CLI turns on `system.forceSearchAttributesCacheRefreshOnRead`, so that attributes added
  * at run time show at once: every read of the namespace's search attributes (each workflow
  * start carrying them, each visibility record) then goes to the database, through SQLite's one
- * connection, which serialises it with every other write. Herald's attributes are in the
- * database before the server starts (`--search-attribute`), so the cached ones (refreshed every
- * minute) are the same.
+ * connection, which serialises it with every other write. Without it, an attribute added while
+ * the server runs is refused ("no mapping defined") until the cache refreshes. So Herald turns it
+ * off only on a DATA_DIR whose database an earlier run saw holding these same attributes
+ * (ATTRIBUTES_RECORD): a fresh DATA_DIR, or one from before an attribute was added, gets the
+ * CLI's own setting for that run.
  */
 export const DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
 };
+
+/** The search attributes (of those asked for) the dev server's database held when it last started, in DATA_DIR. */
+const ATTRIBUTES_RECORD = 'temporal-search-attributes.json';
+
+/** The attributes as ATTRIBUTES_RECORD holds them: sorted by name. */
+const attributesText = (attributes: Record<string, SearchAttributeType>) => JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
+
+/** Whether an earlier run saw DATA_DIR's database hold these search attributes. */
+function attributesRegistered(dataDir: string, attributes: Record<string, SearchAttributeType>): boolean {
+  const record = path.join(dataDir, ATTRIBUTES_RECORD);
+  if (!existsSync(path.join(dataDir, 'temporal.sqlite')) || !existsSync(record)) return false;
+  return readFileSync(record, 'utf8') === attributesText(attributes);
+}
 
 /**
  * Starts `temporal server start-dev` on loopback with persistent SQLite and resolves once it
@@ -67,34 +85,43 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await ensureFree(PART, address, 'TEMPORAL_PORT');
   await ensureFree(`${PART} UI`, `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT');
 
+  const attributes = options.searchAttributes ?? {};
+  const dynamicConfig = options.dynamicConfig ?? (attributesRegistered(options.dataDir, attributes) ? DYNAMIC_CONFIG : {});
   const args = [
     'server',
     'start-dev',
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
     ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]),
-    ...Object.entries(options.dynamicConfig ?? DYNAMIC_CONFIG).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
+    ...Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     '--ui-port', String(options.uiPort),
     '--namespace', options.namespace,
     '--log-level', 'warn',
   ];
-  for (const [name, type] of Object.entries(options.searchAttributes ?? {})) {
+  for (const [name, type] of Object.entries(attributes)) {
     args.push('--search-attribute', `${name}=${type}`);
   }
+  // The CLI registers `--search-attribute` on a new database only; Herald adds the others while it runs.
+  let registered: Record<string, SearchAttributeType> = {};
   const server = await spawnServer({
     name: PART,
     command: options.cliPath,
     args,
     address,
     logFile: path.join(options.dataDir, 'logs', 'temporal.log'),
-    ready: (connection) => connection.workflowService.describeNamespace({ namespace: options.namespace }),
+    ready: async (connection) => {
+      await connection.workflowService.describeNamespace({ namespace: options.namespace });
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: options.namespace });
+      registered = Object.fromEntries(Object.entries(attributes).filter(([name]) => name in (customAttributes ?? {})));
+    },
     startTimeoutMs: 60_000,
     stopGraceMs: 10_000,
     log: options.log,
     // Recorded at once, so that a start killed before the server was ready still finds it next time.
     onSpawn: (pid) => writeRunRecord(options.dataDir, RECORD, pid, [options.cliPath, ...args]),
   });
+  writeFileSync(path.join(options.dataDir, ATTRIBUTES_RECORD), attributesText(registered));
   return {
     address,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,

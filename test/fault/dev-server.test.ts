@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { HERALD_SEARCH_ATTRIBUTES } from '../../src/orchestration/search-attributes';
+import { ensureSearchAttributes, HERALD_SEARCH_ATTRIBUTES } from '../../src/orchestration/search-attributes';
 import { processCommand, processState } from '../../src/runtime/process-table';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
@@ -43,23 +43,35 @@ describe('Temporal dev server start-up', () => {
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
   });
 
-  it('takes a start carrying Herald\'s search attributes at once, with search attributes read from its cache', async () => {
-    const server = await start(await freePort(), await freePort());
-    expect(processCommand(recordedPid())).toContain('--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false');
+  /** Starts a workflow carrying HeraldContactEmail on the server and answers the value it describes. */
+  const startWithContactEmail = async (server: DevServer, workflowId: string) => {
     const connection = await Connection.connect({ address: server.address });
     try {
       const client = new Client({ connection, namespace: 'default' });
+      // As Herald does before its first start: registers the attributes the namespace lacks.
+      expect(await ensureSearchAttributes(client)).toBe(true);
       const handle = await client.workflow.start('noWorkerPollsThis', {
         taskQueue: 'dev-server-test',
-        workflowId: 'search-attributes',
+        workflowId,
         typedSearchAttributes: [{ key: { name: 'HeraldContactEmail', type: 'KEYWORD' }, value: 'ada@example.com' }],
       });
       const { typedSearchAttributes } = await handle.describe();
-      expect(typedSearchAttributes.get({ name: 'HeraldContactEmail', type: 'KEYWORD' })).toBe('ada@example.com');
       await handle.terminate();
+      return typedSearchAttributes.get({ name: 'HeraldContactEmail', type: 'KEYWORD' });
     } finally {
       await connection.close();
     }
+  };
+  const CACHED = '--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false';
+
+  it('takes a start carrying Herald\'s search attributes at once, read from its cache once an earlier run registered them', async () => {
+    const first = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).not.toContain(CACHED);
+    expect(await startWithContactEmail(first, 'first-run')).toBe('ada@example.com');
+    await first.stop();
+    const server = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).toContain(CACHED);
+    expect(await startWithContactEmail(server, 'search-attributes')).toBe('ada@example.com');
   });
 
   it('stops the dev server an earlier run left on the same DATA_DIR and takes its ports', async () => {
@@ -83,5 +95,21 @@ describe('Temporal dev server start-up', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('takes a start carrying a search attribute the DATA_DIR did not have before, registered while it runs, and reads from its cache only the run after', async () => {
+    const { HeraldContactEmail: _, ...older } = HERALD_SEARCH_ATTRIBUTES;
+    const first = await startDevServer({ cliPath, dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default', searchAttributes: older });
+    await first.stop();
+    const server = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).not.toContain(CACHED);
+    expect(await startWithContactEmail(server, 'new-search-attribute')).toBe('ada@example.com');
+    await server.stop();
+    const next = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).not.toContain(CACHED);
+    await next.stop();
+    const cached = await start(await freePort(), await freePort());
+    expect(processCommand(recordedPid())).toContain(CACHED);
+    expect(await startWithContactEmail(cached, 'cached-search-attribute')).toBe('ada@example.com');
   });
 });
