@@ -179,4 +179,34 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
       },
     );
   });
+
+  it('ends CANCELLED without a step or a send when cancelled during its start delay', async () => {
+    const input: ContactExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000007'),
+      entryDelayed: true,
+      graph: {
+        steps: [step('delay', 'DELAY', { amount: 1, unit: 'days' }), step('send', 'SEND_EMAIL', { templateId: 'template-1' })],
+        transitions: [edge('delay', 'send')],
+      },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const calls: string[] = [];
+    await temporal.withWorker(
+      {
+        ...activities,
+        recordExecutionStep: async (_executionId: string, stepId: string) => calls.push(`record ${stepId}`) > 0,
+        sendWorkflowEmail: async () => {
+          calls.push('send');
+          return { emailId: 'email-1', outcome: 'SENT' };
+        },
+        finishExecution: async (_executionId: string, status: string) => void calls.push(`finish ${status}`),
+      },
+      async (taskQueue) => {
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
+        await handle.cancel();
+        await expect(handle.result()).rejects.toThrow();
+      },
+    );
+    expect(calls).toEqual(['finish CANCELLED']);
+  });
 });
