@@ -73,9 +73,11 @@ async function walk(activities: ExecutionActivities, graph: Graph, execution: Ex
 }
 
 /**
- * The step after the entry DELAY, once its wait is over. The start delay normally ends it; a
- * signal (an event of the contact) or a cancel starts the workflow before, and the workflow
- * then waits out the rest itself.
+ * The step after the entry DELAY, once its wait is over. The start delay normally ends it. A
+ * cancel starts the workflow before (the cancel then ends it); a signal (an event of the contact)
+ * does not on the dev server, whose first workflow task then carries it, but a server that did
+ * start it early would have the workflow wait out the rest itself. Events signalled during the
+ * DELAY do not count for the step after it, as for a DELAY anywhere else.
  */
 async function afterEntryDelay(graph: Graph, delay: { step: GraphStep; ms: number }): Promise<GraphStep | undefined> {
   const left = delay.ms - (Date.now() - workflowInfo().startTime.getTime());
