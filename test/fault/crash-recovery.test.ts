@@ -144,6 +144,7 @@ describe('crash recovery of npm start', () => {
 
     // Sending resumes; at 60% every process is killed at once.
     await until(() => distinctSent(running), (n) => n >= CAMPAIGN_CONTACTS * 0.6, 'the campaign at 60%', 240_000);
+    const scheduledAtSecondKill = (await client.get(`/campaigns/${scheduled}`, { key })).body;
     await herald.killAll();
     await restart();
 
@@ -174,7 +175,10 @@ describe('crash recovery of npm start', () => {
     expect(fired.body.data ?? fired.body).toMatchObject({ sentCount: 1 });
     const { rows: scheduledEmails } = await db.query(`SELECT id, to_email FROM emails WHERE campaign_id = $1`, [scheduled]);
     expect(scheduledEmails).toEqual([expect.objectContaining({ to_email: 'early@scheduled.test' })]);
-    expect([...(await campaignMessages(scheduled)).entries()]).toEqual([[scheduledEmails[0].id, 1]]);
+    // Sent once; twice only when its send may have been in flight at the second kill (SES has no idempotency key).
+    const scheduledSends = (await campaignMessages(scheduled)).get(scheduledEmails[0].id);
+    const inFlightAtKill = (scheduledAtSecondKill.data ?? scheduledAtSecondKill).status === 'SENDING';
+    expect(inFlightAtKill ? [1, 2] : [1]).toContain(scheduledSends);
 
     const execution = await until(
       () => client.get(`/workflows/${workflowId}/executions`, { key }),
