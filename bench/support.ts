@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { openDatabase } from '../src/db/data-source';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { freePort } from '../test/support/ports';
+import { createDatabaseOn } from '../test/support/scratch-database';
 
 /** A scratch directory and a fresh database for one bench run, with cleanup steps run in reverse. */
 export interface Scratch {
@@ -19,21 +18,9 @@ export interface Scratch {
  * `herald_bench_<random>`, dropped again at cleanup. The server's own database is never written.
  */
 async function scratchDatabaseOn(serverUrl: string, cleanup: (() => Promise<unknown>)[]): Promise<string> {
-  const name = `herald_bench_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  cleanup.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const database = await createDatabaseOn(serverUrl, 'herald_bench');
+  cleanup.push(database.drop);
+  return database.url;
 }
 
 /** A fresh embedded Postgres in the scratch directory. */

@@ -9,15 +9,11 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * A migrated database of its own beside the shared test database, for tests of work that spans
- * every project (housekeeping purges, background domain checks), so that they neither touch
- * other test files' rows nor count them.
- */
-export async function createScratchDatabase(sharedUrl: string, prefix: string): Promise<ScratchDatabase> {
-  const name = `herald_${prefix}_${randomUUID().replace(/-/g, '')}`;
+/** An empty database of its own on the server `serverUrl` names (its user may create databases), and how to drop it. */
+export async function createDatabaseOn(serverUrl: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomUUID().replace(/-/g, '')}`;
   const admin = async (sql: string) => {
-    const client = new Client({ connectionString: sharedUrl });
+    const client = new Client({ connectionString: serverUrl });
     await client.connect();
     try {
       await client.query(sql);
@@ -26,14 +22,24 @@ export async function createScratchDatabase(sharedUrl: string, prefix: string): 
     }
   };
   await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(sharedUrl);
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const dataSource = await openDatabase(url.toString(), 2);
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * A migrated database of its own beside the shared test database, for tests of work that spans
+ * every project (housekeeping purges, background domain checks), so that they neither touch
+ * other test files' rows nor count them.
+ */
+export async function createScratchDatabase(sharedUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const database = await createDatabaseOn(sharedUrl, `herald_${prefix}`);
+  const dataSource = await openDatabase(database.url, 2);
   return {
     dataSource,
     drop: async () => {
       await dataSource.destroy();
-      await admin(`DROP DATABASE ${name}`);
+      await database.drop();
     },
   };
 }
