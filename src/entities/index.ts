@@ -20,6 +20,7 @@ import { Suppression } from './suppression';
 import { Template } from './template';
 import { Workflow, WorkflowExecution, WorkflowStep, WorkflowTransition } from './workflow';
 import { User } from './user';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook';
 
 /** Every TypeORM entity Herald maps. */
 export const entities = [
@@ -52,6 +53,9 @@ export const entities = [
   ProjectSuspension,
   Segment,
   Campaign,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
 ];
 
 export {
@@ -78,5 +82,8 @@ export {
   WorkflowExecution,
   WorkflowStep,
   WorkflowTransition,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
   OutboxMessage, Project, ProjectInvite, ProjectMember, Session, User };
 
