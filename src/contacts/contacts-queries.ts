@@ -3,6 +3,8 @@ import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
 import { containsPattern } from '../db/like';
 import { suppressedSql } from '../sending/send-queries';
+import type { ContactFacts } from '../webhooks/source-events';
+import { hasEndpointSql } from '../webhooks/sources-queries';
 
 /** One contact to create or update in a batch; emails are already lower-case and unique in the batch. */
 export interface UpsertItem {
@@ -20,6 +22,10 @@ export interface UpsertOutcome {
   isNew: boolean;
   subscribedBefore: boolean | null;
   subscribed: boolean;
+  /** Whether the write changed the contact's data or subscription (always, for a new one). */
+  changed: boolean;
+  /** The contact's data after the write, read only when the project has an enabled webhook endpoint. */
+  data: Record<string, unknown> | null;
 }
 
 interface Row {
@@ -28,7 +34,10 @@ interface Row {
   old_subscribed: boolean | null;
   subscribed: boolean;
   is_new: boolean;
+  changed: boolean;
+  data: Record<string, unknown> | null;
   contacts_cap: number | null;
+  hooked: boolean;
 }
 
 /**
@@ -42,7 +51,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
     `WITH i AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
      ), locked AS (
-       SELECT c.id, c.subscribed AS old_subscribed, i.set, i.unset, i.subscribed
+       SELECT c.id, c.subscribed AS old_subscribed, c.data AS old_data, i.set, i.unset, i.subscribed
          FROM contacts c JOIN i ON c.email = i.email
         WHERE c.project_id = $1
         ORDER BY c.email
@@ -54,25 +63,32 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
               updated_at = now()
          FROM locked l
         WHERE c.id = l.id
-        RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new
+        RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new,
+                  (c.data IS DISTINCT FROM l.old_data OR c.subscribed IS DISTINCT FROM l.old_subscribed) AS changed, c.data
      ), inserted AS (
        INSERT INTO contacts (project_id, email, subscribed, data)
        SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM i
         WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.email = i.email)
         ORDER BY i.email
        ON CONFLICT (project_id, email) DO NOTHING
-       RETURNING id, email, NULL::boolean AS old_subscribed, subscribed, true AS is_new
+       RETURNING id, email, NULL::boolean AS old_subscribed, subscribed, true AS is_new, true AS changed, data
+     ), project AS (
+       SELECT (SELECT contacts FROM billing_limits WHERE project_id = $1) AS contacts_cap, ${hasEndpointSql('$1')} AS hooked
      )
-     SELECT u.*, (SELECT contacts FROM billing_limits WHERE project_id = $1) AS contacts_cap
-       FROM (SELECT * FROM updated UNION ALL SELECT * FROM inserted) u`,
+     SELECT u.id, u.email, u.old_subscribed, u.subscribed, u.is_new, u.changed, CASE WHEN p.hooked THEN u.data END AS data, p.contacts_cap, p.hooked
+       FROM (SELECT * FROM updated UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
     [projectId, JSON.stringify(items), subscribedByDefault],
   );
 }
 
-/** What a batch upsert did: each item's outcome, in order, and the project's contacts cap as its statement read it (null: none). */
+/**
+ * What a batch upsert did: each item's outcome, in order, the project's contacts cap as its
+ * statement read it (null: none), and whether the project has an enabled webhook endpoint.
+ */
 export interface UpsertResult {
   outcomes: UpsertOutcome[];
   contactsCap: number | null;
+  hooked: boolean;
 }
 
 /**
@@ -87,16 +103,26 @@ export async function upsertContacts(
 ): Promise<UpsertResult> {
   const outcomes = new Map<string, UpsertOutcome>();
   let contactsCap: number | null = null;
+  let hooked = false;
   let pending = items;
   for (let attempt = 0; pending.length > 0 && attempt < 3; attempt += 1) {
     for (const row of await upsertRound(manager, projectId, pending, subscribedByDefault)) {
-      outcomes.set(row.email, { id: row.id, email: row.email, isNew: row.is_new, subscribedBefore: row.old_subscribed, subscribed: row.subscribed });
+      outcomes.set(row.email, {
+        id: row.id,
+        email: row.email,
+        isNew: row.is_new,
+        subscribedBefore: row.old_subscribed,
+        subscribed: row.subscribed,
+        changed: row.changed,
+        data: row.data,
+      });
       contactsCap = row.contacts_cap;
+      hooked = row.hooked;
     }
     pending = pending.filter((item) => !outcomes.has(item.email));
   }
   if (pending.length > 0) throw new Error(`could not upsert ${pending.length} contacts after concurrent inserts`);
-  return { outcomes: items.map((item) => outcomes.get(item.email)!), contactsCap };
+  return { outcomes: items.map((item) => outcomes.get(item.email)!), contactsCap, hooked };
 }
 
 /** Records the type of every custom key seen for the first time in this project (sticky afterwards); returns the keys that were new. */
@@ -154,13 +180,13 @@ export function findIdsByEmails(manager: EntityManager, projectId: string, email
   return manager.query('SELECT id, email FROM contacts WHERE project_id = $1 AND email = ANY($2::text[])', [projectId, emails]);
 }
 
-/** Deletes the project's contacts among the ids (their events go with them); returns the ids deleted. */
-export async function deleteContacts(manager: EntityManager, projectId: string, ids: string[]): Promise<string[]> {
-  const [rows]: [{ id: string }[]] = await manager.query('DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id', [
-    projectId,
-    ids,
-  ]);
-  return rows.map((row) => row.id);
+/** Deletes the project's contacts among the ids (their events go with them); returns the contacts deleted, as they were. */
+export async function deleteContacts(manager: EntityManager, projectId: string, ids: string[]): Promise<ContactFacts[]> {
+  const [rows]: [ContactFacts[]] = await manager.query(
+    'DELETE FROM contacts WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id, email, subscribed, data',
+    [projectId, ids],
+  );
+  return rows;
 }
 
 /** Filters of the contact list. */

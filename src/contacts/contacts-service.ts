@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { assertWithinContactLimit } from '../billing/limits';
 import type { Contact } from '../entities/contact';
+import type { EventRecord } from '../entities/event-record';
 import type { EventDispatcher } from '../events/dispatcher';
 import { commitWithEvents, completeDispatched, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
@@ -9,6 +10,8 @@ import { assertWithinDataKeyLimit } from './data-key-limit';
 import { parseDataPatch, type DataPatch } from './data-rules';
 import * as queries from './contacts-queries';
 import { knownFields } from './known-fields';
+import { emitWebhookEvents, type WebhookEventInput } from '../webhooks/webhook-events';
+import { contactEvent, storedEventKey } from '../webhooks/source-events';
 
 /** A contact as the API shows it. */
 export function contactView(contact: Contact) {
@@ -39,6 +42,25 @@ export interface UpsertedContact {
 /** Normalises an email for storage and comparison. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/**
+ * The webhook events of a batch upsert (the project has an enabled endpoint, so each outcome
+ * carries its data): `contact.created` for a new contact, `contact.updated` for one whose data,
+ * subscription or email (`renamed`) the write changed, and `contact.subscribed|unsubscribed` for
+ * each flip, keyed by its stored SYSTEM event. A write that changed nothing emits nothing.
+ */
+function contactWebhookEvents(outcomes: queries.UpsertOutcome[], flips: EventRecord[], renamed: ReadonlySet<string>): WebhookEventInput[] {
+  const flipOf = new Map(flips.map((event) => [event.contactId, event]));
+  return outcomes.flatMap((outcome) => {
+    const contact = { id: outcome.id, email: outcome.email, subscribed: outcome.subscribed, data: outcome.data ?? {} };
+    if (outcome.isNew) return [contactEvent('contact.created', contact, `contact:${outcome.id}:created`)];
+    const flip = flipOf.get(outcome.id);
+    return [
+      ...(outcome.changed || renamed.has(outcome.id) ? [contactEvent('contact.updated', contact)] : []),
+      ...(flip ? [contactEvent(flip.name, contact, storedEventKey(flip.id))] : []),
+    ];
+  });
 }
 
 /** The SYSTEM events for contacts whose subscription flipped. */
@@ -110,6 +132,7 @@ export class ContactsService {
     projectId: string,
     inputs: { email: string; patch: DataPatch; subscribed?: boolean }[],
     subscribedByDefault: boolean,
+    renamed: ReadonlySet<string> = new Set(),
   ): Promise<queries.UpsertOutcome[]> {
     const byEmail = new Map<string, queries.UpsertItem>();
     for (const input of inputs) {
@@ -132,10 +155,11 @@ export class ContactsService {
       await assertWithinDataKeyLimit(tx.manager, projectId, added);
       tx.afterCommit(() => knownFields.remember(projectId, unknown));
     }
-    const { outcomes, contactsCap } = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
+    const { outcomes, contactsCap, hooked } = await queries.upsertContacts(tx.manager, projectId, items, subscribedByDefault);
     const created = outcomes.filter((outcome) => outcome.isNew).length;
     if (created > 0 && contactsCap !== null) await assertWithinContactLimit(tx.manager, projectId, created);
-    await tx.record(subscriptionEvents(projectId, outcomes));
+    const flips = await tx.record(subscriptionEvents(projectId, outcomes));
+    if (hooked) await emitWebhookEvents(tx.manager, projectId, contactWebhookEvents(outcomes, flips, renamed));
     tx.contactsChanged(projectId, outcomes.map((outcome) => outcome.id));
     const byOutcome = new Map(outcomes.map((outcome) => [outcome.email, outcome]));
     return inputs.map((input) => byOutcome.get(normalizeEmail(input.email))!);
@@ -153,6 +177,7 @@ export class ContactsService {
     return this.transaction(async (tx) => {
       const current = await queries.lockContact(tx.manager, projectId, id);
       if (!current) throw notFound('Contact');
+      const renamed = new Set<string>();
       if (input.email !== undefined && normalizeEmail(input.email) !== current.email) {
         const email = normalizeEmail(input.email);
         const taken = await queries.findContactByEmail(tx.manager, projectId, email);
@@ -161,8 +186,9 @@ export class ContactsService {
         }
         await queries.setContactEmail(tx.manager, id, email);
         current.email = email;
+        renamed.add(id);
       }
-      await this.upsertMany(tx, projectId, [{ email: current.email, patch: parseDataPatch(input.data), subscribed: input.subscribed }], true);
+      await this.upsertMany(tx, projectId, [{ email: current.email, patch: parseDataPatch(input.data), subscribed: input.subscribed }], true, renamed);
       return (await queries.findContact(tx.manager, projectId, id))!;
     });
   }
@@ -175,9 +201,11 @@ export class ContactsService {
     return rows.map((row) => row.id);
   }
 
-  /** Permanently deletes contacts (their events go with them); returns the ids deleted. */
+  /** Permanently deletes contacts (their events go with them), emitting `contact.deleted` for each; returns the ids deleted. */
   async deleteMany(tx: EventTransaction, projectId: string, ids: string[]): Promise<string[]> {
-    return queries.deleteContacts(tx.manager, projectId, ids);
+    const deleted = await queries.deleteContacts(tx.manager, projectId, ids);
+    await emitWebhookEvents(tx.manager, projectId, deleted.map((contact) => contactEvent('contact.deleted', contact, `contact:${contact.id}:deleted`)));
+    return deleted.map((contact) => contact.id);
   }
 
   /** Deletes one contact; 404 when it is not the project's. */
