@@ -16,6 +16,7 @@ import { RateLimitBuckets1764624000000 } from './1764624000000-rate-limit-bucket
 import { EmailContents1764630000000 } from './1764630000000-email-contents';
 import { DomainClaims1764641000000 } from './1764641000000-domain-claims';
 import { Webhooks1764700000000 } from './1764700000000-webhooks';
+import { ScheduledEmails1764710000000 } from './1764710000000-scheduled-emails';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   EmailContents1764630000000,
   DomainClaims1764641000000,
   Webhooks1764700000000,
+  ScheduledEmails1764710000000,
 ];

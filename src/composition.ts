@@ -24,6 +24,7 @@ import { ReputationService } from './reputation/reputation-service';
 import { SuspensionLifts } from './reputation/suspension-lifts';
 import { SegmentsService } from './segments/segments-service';
 import { SendService } from './sending/send-service';
+import { EmailsService } from './emails/emails-service';
 import { SystemService } from './system/system-service';
 import { OutboxService } from './mailer/outbox-service';
 import { SuppressionsService } from './suppressions/suppressions-service';
@@ -81,6 +82,7 @@ export function createServices(deps: AppDeps) {
     system: new SystemService(deps),
     outbox: new OutboxService(deps.dataSource),
     send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
+    emails: new EmailsService(deps.dataSource, deps.temporal),
     mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined, confirmByGet, reputation),
     reputation,
     suspensionLifts: new SuspensionLifts(deps.dataSource, deps.config.adminEmails),

@@ -19,6 +19,7 @@ import { uploadsRoutes } from './uploads/uploads-routes';
 import { systemRoutes } from './system/system-routes';
 import { trackRoutes, eventsRoutes } from './events/events-routes';
 import { sendRoutes } from './sending/send-routes';
+import { emailsRoutes } from './emails/emails-routes';
 import { mailEventsRoutes } from './mail-events/mail-events-routes';
 import { pagesRoutes } from './pages/pages-routes';
 import { outboxRoutes } from './mailer/outbox-routes';
@@ -30,6 +31,7 @@ export const ROUTE_TABLES: RouteTable[] = [
   apiKeyRoutes,
   trackRoutes,
   sendRoutes,
+  emailsRoutes,
   verifyRoutes,
   contactsRoutes,
   suppressionsRoutes,

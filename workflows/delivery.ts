@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
 import type { createDeliveryActivities } from '../activities/delivery';
 
 type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;
@@ -14,6 +14,21 @@ const { markEmailFailed } = proxyActivities<DeliveryActivities>({
   retry: { maximumAttempts: 20 },
 });
 
+/** Database work at a scheduled email's time (or its cancel), retried until the database answers. */
+const { releaseScheduledEmail, cancelScheduledEmail } = proxyActivities<DeliveryActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * How a delivery was started. Executions started before scheduled sends have none, and take
+ * the path they always took: an absent `scheduledAt` issues exactly the commands it issued then.
+ */
+export interface DeliveryOptions {
+  /** ISO date-time to wait for on a durable timer before the email is released and sent. */
+  scheduledAt?: string;
+}
+
 /** The reason an activity failed for good, as recorded on the email. */
 function reason(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
@@ -21,15 +36,37 @@ function reason(err: unknown): string {
 }
 
 /**
- * `email/<emailId>`: renders and delivers one email. When retries run out, or an operator
- * cancels the execution, the email is marked FAILED with the reason (unless it was sent).
+ * `email/<emailId>`: renders and delivers one email. A scheduled email waits for its time on a
+ * durable timer, then is released (SCHEDULED -> QUEUED, the cap checked again) unless it was
+ * cancelled meanwhile. When retries run out, or an operator cancels the execution, the email
+ * is marked FAILED with the reason (unless it was sent).
  */
-export async function deliverEmail(emailId: string): Promise<string> {
+export async function deliverEmail(emailId: string, options: DeliveryOptions = {}): Promise<string> {
+  if (options.scheduledAt !== undefined) {
+    const status = await waitForSchedule(emailId, options.scheduledAt);
+    if (status !== 'QUEUED') return status;
+  }
   try {
     return await deliver(emailId);
   } catch (err) {
     const why = isCancellation(err) ? 'Delivery was cancelled' : reason(err);
     await CancellationScope.nonCancellable(() => markEmailFailed(emailId, why));
+    throw err;
+  }
+}
+
+/**
+ * Sleeps until `scheduledAt`, then releases the email; answers its status after (`QUEUED`:
+ * to send). A cancel during the wait (the API's, or an operator's in the Temporal UI) leaves
+ * the email CANCELLED.
+ */
+async function waitForSchedule(emailId: string, scheduledAt: string): Promise<string> {
+  try {
+    const wait = Date.parse(scheduledAt) - Date.now();
+    if (wait > 0) await sleep(wait);
+    return await releaseScheduledEmail(emailId);
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => cancelScheduledEmail(emailId));
     throw err;
   }
 }

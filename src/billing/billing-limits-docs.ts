@@ -7,8 +7,9 @@ import { BillingConsumption, BillingLimits } from './billing-dtos';
 const RULES =
   '**Period.** The billing period is the calendar month in UTC: from `date_trunc(month, now)` to one month later.\n\n' +
   '**What counts.** `emails`: the email records of the project created in the period, from every source (`/v1/send`, ' +
-  'campaigns, workflow `SEND_EMAIL` steps, campaign test sends), except those `SUPPRESSED`, `SKIPPED` or `FAILED`: ' +
-  'a `QUEUED` email holds its slot, one that ends `FAILED` frees it. `contacts`: the contacts the project stores now. ' +
+  'campaigns, workflow `SEND_EMAIL` steps, campaign test sends), except those `SUPPRESSED`, `SKIPPED`, `FAILED` or ' +
+  '`CANCELLED`: a `QUEUED` or `SCHEDULED` email holds its slot (in the period it was requested in), one that ends ' +
+  '`FAILED` or `CANCELLED` frees it. `contacts`: the contacts the project stores now. ' +
   'Usage is counted from the stored records, so it is exact, also under concurrent requests.\n\n' +
   '**Where the caps hold.** A `/v1/send` request whose emails would exceed the cap is refused as a whole with 403 ' +
   '`BILLING_LIMIT_EXCEEDED` and stores nothing (suppressed recipients do not count). Creating contacts past the contacts ' +

@@ -21,7 +21,7 @@ export interface BillingPeriod {
 const PERIOD_START = `(date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')`;
 
 /** Email statuses that do not use up the allowance: nothing was or will be sent. */
-export const UNCOUNTED_EMAIL_STATUSES = ['SUPPRESSED', 'SKIPPED', 'FAILED'] as const;
+export const UNCOUNTED_EMAIL_STATUSES = ['SUPPRESSED', 'SKIPPED', 'FAILED', 'CANCELLED'] as const;
 
 /** The project's caps (by primary key); null when none were ever set. */
 export function findLimits(manager: EntityManager, projectId: string): Promise<BillingLimits | null> {

@@ -2,8 +2,12 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn, PrimaryGeneratedColumn
 import type { EmailType } from './template';
 
 export type EmailSource = 'SEND' | 'CAMPAIGN' | 'WORKFLOW' | 'TEST';
-/** An email's progress; mail events only ever move it forward (see src/sending/status.ts). */
+/**
+ * An email's progress; mail events only ever move it forward (see src/sending/status.ts). A
+ * `/v1/send` email with `scheduledAt` is SCHEDULED until its time (then QUEUED) or CANCELLED.
+ */
 export type EmailStatus =
+  | 'SCHEDULED'
   | 'QUEUED'
   | 'SENT'
   | 'DELIVERED'
@@ -13,7 +17,8 @@ export type EmailStatus =
   | 'COMPLAINED'
   | 'FAILED'
   | 'SUPPRESSED'
-  | 'SKIPPED';
+  | 'SKIPPED'
+  | 'CANCELLED';
 
 /**
  * One message to one recipient. Subject and body are kept as written (with Liquid
@@ -44,6 +49,8 @@ export class Email {
   @Column({ type: 'text', nullable: true }) messageId: string | null;
   @Column({ type: 'text', nullable: true }) error: string | null;
   @Column({ type: 'int' }) attempts: number;
+  /** When a scheduled `/v1/send` email is (or was) due; null for every other email. */
+  @Column({ type: 'timestamptz', nullable: true }) scheduledAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) sentAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) deliveredAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) openedAt: Date | null;

@@ -11,10 +11,11 @@ class SentContact {
 class SentEmail {
   @ValidateNested() @Type(() => SentContact) contact!: SentContact;
 
-  @IsUUID() @JSONSchema({ description: 'The email record; follow it in the activity feed.' })
+  @IsUUID() @JSONSchema({ description: 'The email record; follow it with `GET /emails/{id}` or in the activity feed.' })
   email!: string;
 
-  @IsIn(['QUEUED', 'SUPPRESSED']) @JSONSchema({ description: '`SUPPRESSED`: on the suppression list, nothing sent.' })
+  @IsIn(['QUEUED', 'SCHEDULED', 'SUPPRESSED'])
+  @JSONSchema({ description: '`SCHEDULED`: held until `scheduledAt`; `SUPPRESSED`: on the suppression list, nothing sent.' })
   status!: string;
 }
 
@@ -27,4 +28,15 @@ class SentEmails {
 export class SendResult {
   @Equals(true) success!: true;
   @ValidateNested() @Type(() => SentEmails) data!: SentEmails;
+}
+
+class SentBatchItem {
+  @ValidateNested({ each: true }) @Type(() => SentEmail) emails!: SentEmail[];
+}
+
+/** What `POST /v1/send/batch` answers: per request, in the order sent, one email record per recipient. */
+export class SendBatchResult {
+  @Equals(true) success!: true;
+  @ValidateNested({ each: true }) @Type(() => SentBatchItem) data!: SentBatchItem[];
+  @IsDateTime() timestamp!: Date;
 }

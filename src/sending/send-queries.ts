@@ -52,9 +52,36 @@ export async function claimQueuedEmails(manager: EntityManager, ids: string[]): 
   return new Set(rows.map((row) => row.id));
 }
 
-/** Marks an email SUPPRESSED if it is still QUEUED. */
-export async function suppressQueuedEmail(manager: EntityManager, id: string): Promise<void> {
-  await manager.getRepository(Email).update({ id, status: 'QUEUED' }, { status: 'SUPPRESSED' });
+/** The fields of a scheduled email that releasing it reads. */
+export type ReleasedEmail = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject'>;
+
+/**
+ * Moves a SCHEDULED email to QUEUED (the one row update that decides between its send and a
+ * cancel); answers it, or undefined when it was not SCHEDULED.
+ */
+export async function releaseScheduledEmail(manager: EntityManager, id: string): Promise<ReleasedEmail | undefined> {
+  const [rows]: [{ id: string; project_id: string; contact_id: string | null; campaign_id: string | null; subject: string }[], number] = await manager.query(
+    `UPDATE emails SET status = 'QUEUED', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
+      RETURNING id, project_id, contact_id, campaign_id, subject`,
+    [id],
+  );
+  const [row] = rows;
+  return row && { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, subject: row.subject };
+}
+
+/** Marks an email CANCELLED if it is still SCHEDULED (and of the project, when given); answers whether it was. */
+export async function cancelScheduledEmail(manager: EntityManager, id: string, projectId?: string): Promise<boolean> {
+  const [, updated]: [unknown, number] = await manager.query(
+    `UPDATE emails SET status = 'CANCELLED', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED' AND ($2::uuid IS NULL OR project_id = $2)`,
+    [id, projectId ?? null],
+  );
+  return updated === 1;
+}
+
+/** Marks an email SUPPRESSED if it is still QUEUED; answers whether it was. */
+export async function suppressQueuedEmail(manager: EntityManager, id: string): Promise<boolean> {
+  const result = await manager.getRepository(Email).update({ id, status: 'QUEUED' }, { status: 'SUPPRESSED' });
+  return result.affected === 1;
 }
 
 /**

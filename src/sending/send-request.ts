@@ -1,6 +1,6 @@
-import { isEmail } from 'class-validator';
+import { isEmail, isISO8601 } from 'class-validator';
 import { isPlainObject } from '../contacts/data-rules';
-import { validationError, type FieldError } from '../http/errors';
+import { ApiError, validationError, type FieldError } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { reservedHeaderMessage } from './reserved-headers';
 
@@ -30,9 +30,20 @@ export interface SendRequest {
   replyTo?: string;
   attachments: SendAttachment[];
   data: Record<string, unknown>;
+  /** When to send; absent: at once. */
+  scheduledAt?: Date;
 }
 
 export const MAX_RECIPIENTS = 100;
+/** How far ahead `scheduledAt` may be. */
+export const MAX_SCHEDULE_DAYS = 30;
+/** Requests in one `/v1/send/batch` call. */
+export const MAX_BATCH_REQUESTS = 100;
+/** Recipients across the requests of one `/v1/send/batch` call: each becomes a record and a workflow start in one transaction. */
+export const MAX_BATCH_RECIPIENTS = 1000;
+/** An RFC 3339 date-time (seconds optional), with its offset: a time without one would be read in the server's zone. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+const DAY_MS = 24 * 60 * 60 * 1000;
 export const MAX_ATTACHMENTS = 10;
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 const MAX_SUBJECT = 998;
@@ -50,11 +61,22 @@ function address(value: unknown): Recipient | undefined {
   return undefined;
 }
 
+/** A `scheduledAt` value as a time within the next MAX_SCHEDULE_DAYS days of `now`; a message saying why not otherwise. */
+function scheduleTime(value: unknown, now: Date): Date | string {
+  if (typeof value !== 'string' || !DATE_TIME.test(value) || !isISO8601(value, { strict: true })) {
+    return 'scheduledAt must be an ISO 8601 date-time with an offset, e.g. 2026-01-01T09:00:00Z';
+  }
+  const at = new Date(value);
+  if (at.getTime() <= now.getTime()) return 'scheduledAt must be in the future';
+  if (at.getTime() > now.getTime() + MAX_SCHEDULE_DAYS * DAY_MS) return `scheduledAt may be at most ${MAX_SCHEDULE_DAYS} days ahead`;
+  return at;
+}
+
 /**
  * Validates a whole `/v1/send` body before any recipient is processed; every problem is
- * reported at once as a 422 VALIDATION_ERROR.
+ * reported at once as a 422 VALIDATION_ERROR. `now` is what `scheduledAt` must follow.
  */
-export function parseSendRequest(body: unknown): SendRequest {
+export function parseSendRequest(body: unknown, now = new Date()): SendRequest {
   const input = isPlainObject(body) ? body : {};
   const errors: FieldError[] = [];
   const fail = (field: string, message: string, code = 'invalid', received?: unknown) =>
@@ -128,6 +150,13 @@ export function parseSendRequest(body: unknown): SendRequest {
   const attachmentBytes = attachments.reduce((sum, attachment) => sum + attachment.content.length, 0);
   if (attachmentBytes > MAX_ATTACHMENT_BYTES) fail('attachments', 'Attachments may total at most 10 MB', 'too_big');
 
+  let scheduledAt: Date | undefined;
+  if (input.scheduledAt !== undefined && input.scheduledAt !== null) {
+    const at = scheduleTime(input.scheduledAt, now);
+    if (typeof at === 'string') fail('scheduledAt', at, 'invalid_date', input.scheduledAt);
+    else scheduledAt = at;
+  }
+
   if (errors.length > 0) throw validationError(errors);
   return {
     to,
@@ -141,5 +170,52 @@ export function parseSendRequest(body: unknown): SendRequest {
     replyTo: typeof input.reply === 'string' ? input.reply.trim() : undefined,
     attachments,
     data: (input.data as Record<string, unknown>) ?? {},
+    ...(scheduledAt ? { scheduledAt } : {}),
   };
+}
+
+/** The field errors of a 422 refusal; undefined for any other error. */
+export function fieldErrors(err: unknown): FieldError[] | undefined {
+  return err instanceof ApiError && err.statusCode === 422 ? err.options.errors : undefined;
+}
+
+/** Field errors of the batch's item `index`, named `[index].field`. */
+export const itemErrors = (index: number, errors: FieldError[]): FieldError[] =>
+  errors.map((error) => ({ ...error, field: `[${index}].${error.field}` }));
+
+/**
+ * Validates a whole `/v1/send/batch` body: an array of 1 to MAX_BATCH_REQUESTS `/v1/send`
+ * requests, each read by parseSendRequest, with at most MAX_BATCH_RECIPIENTS recipients in all.
+ * Every problem of every item is reported at once as a 422 naming `[index].field`.
+ */
+export function parseSendBatch(body: unknown, now = new Date()): SendRequest[] {
+  if (!Array.isArray(body) || body.length < 1 || body.length > MAX_BATCH_REQUESTS) {
+    throw validationError([
+      {
+        field: 'body',
+        code: Array.isArray(body) ? (body.length < 1 ? 'too_small' : 'too_big') : 'invalid_type',
+        message: `The body must be an array of 1 to ${MAX_BATCH_REQUESTS} send requests`,
+      },
+    ]);
+  }
+  const errors: FieldError[] = [];
+  const requests: SendRequest[] = [];
+  let recipients = 0;
+  body.forEach((item, index) => {
+    try {
+      const request = parseSendRequest(item, now);
+      // Named once, at the item that goes past the total.
+      if (recipients <= MAX_BATCH_RECIPIENTS && recipients + request.to.length > MAX_BATCH_RECIPIENTS) {
+        errors.push({ field: `[${index}].to`, code: 'too_big', message: `A batch may have at most ${MAX_BATCH_RECIPIENTS} recipients in all` });
+      }
+      recipients += request.to.length;
+      requests.push(request);
+    } catch (err) {
+      const problems = fieldErrors(err);
+      if (!problems) throw err;
+      errors.push(...itemErrors(index, problems));
+    }
+  });
+  if (errors.length > 0) throw validationError(errors);
+  return requests;
 }

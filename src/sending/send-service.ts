@@ -1,17 +1,19 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
+import { inPool } from '../automations/pool';
 import { assertWithinEmailLimit } from '../billing/limits';
 import type { ContactsService } from '../contacts/contacts-service';
 import type { UpsertOutcome } from '../contacts/contacts-queries';
-import { parseDataPatch } from '../contacts/data-rules';
+import { parseDataPatch, type DataPatch } from '../contacts/data-rules';
 import { assertVerifiedSender } from '../domains/sender-check';
 import type { Email } from '../entities/email';
 import type { Template } from '../entities/template';
-import { ApiError, validationError } from '../http/errors';
+import type { EventTransaction } from '../events/event-store';
+import { ApiError, validationError, type FieldError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import { storeContent } from './email-contents-queries';
-import type { Recipient, SendRequest } from './send-request';
+import { fieldErrors, itemErrors, type Recipient, type SendRequest } from './send-request';
 import { findProjectTemplate, insertEmail, isSuppressed } from './send-queries';
 import { deliverEmail } from '../../workflows/delivery';
 import { emailSummary, emailWorkflowId } from '../../workflows/shared';
@@ -20,7 +22,7 @@ import { emailSummary, emailWorkflowId } from '../../workflows/shared';
 export interface SentRecipient {
   contact: { id: string; email: string };
   email: string;
-  status: 'QUEUED' | 'SUPPRESSED';
+  status: 'QUEUED' | 'SCHEDULED' | 'SUPPRESSED';
 }
 
 /** The message every recipient of one request gets, before per-recipient rendering. */
@@ -31,14 +33,37 @@ interface Message {
   replyTo: string | null;
   type: Template['type'];
   templateId: string | null;
+  patch: DataPatch;
+}
+
+/** Work a caller runs first in a send's transaction; false: nothing is to be sent. */
+export type Claim = (manager: EntityManager) => Promise<boolean>;
+
+/** Delivery workflows started at once while a request's transaction is open (a batch starts up to 1,000). */
+const START_CONCURRENCY = 16;
+
+/**
+ * A refusal of one item of a batch as the refusal of the batch: field errors named
+ * `[index].field`, any other refusal's message prefixed with the item and `details.index` set.
+ */
+function refusalOfItem(err: unknown, index: number): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const errors = fieldErrors(err);
+  return new ApiError(err.statusCode, err.code, errors ? err.message : `Batch item [${index}]: ${err.message}`, {
+    ...err.options,
+    ...(errors ? { errors: itemErrors(index, errors) } : {}),
+    details: { ...err.options.details, index },
+  });
 }
 
 /**
- * `/v1/send`: resolves the template and overrides, checks the sender domain and the
- * Liquid syntax once, then in one transaction upserts every recipient's contact, stores
- * their email records, checks the project's emails cap (403 `BILLING_LIMIT_EXCEEDED`) and
- * starts each delivery workflow `email/<emailId>`: the whole request commits or nothing
- * of it does, and a workflow whose record never committed ends without sending.
+ * `/v1/send` and `/v1/send/batch`, one path for both: resolves each request's template and
+ * overrides, checks its sender domain and Liquid syntax, all before anything is stored; then
+ * in one transaction upserts every recipient's contact, stores their email records (SCHEDULED
+ * when the request has `scheduledAt`), checks the project's emails cap over all of them (403
+ * `BILLING_LIMIT_EXCEEDED`) and starts each delivery workflow `email/<emailId>`: the whole
+ * call commits or nothing of it does, and a workflow whose record never committed ends
+ * without sending.
  */
 export class SendService {
   constructor(
@@ -48,29 +73,63 @@ export class SendService {
     private readonly taskQueue: string,
   ) {}
 
-  async send(projectId: string, request: SendRequest): Promise<SentRecipient[]> {
-    const message = await this.message(projectId, request);
+  /**
+   * One request (`/v1/send`, the SMTP relay): its recipients' emails, in the order of `to`.
+   * `claim` runs first in the send's transaction (an idempotency key the caller holds): when
+   * it answers false nothing is stored or sent and the answer is empty.
+   */
+  async send(projectId: string, request: SendRequest, claim?: Claim): Promise<SentRecipient[]> {
+    const [sent] = await this.sendAll(projectId, [request], false, claim);
+    return sent;
+  }
+
+  /** A batch (`/v1/send/batch`): per request, in order, its recipients' emails; a refused item refuses the batch, naming it. */
+  sendBatch(projectId: string, requests: SendRequest[]): Promise<SentRecipient[][]> {
+    return this.sendAll(projectId, requests, true);
+  }
+
+  private async sendAll(projectId: string, requests: SendRequest[], batch: boolean, claim?: Claim): Promise<SentRecipient[][]> {
+    const messages = await this.messages(projectId, requests, batch);
     return this.contacts.transaction(async (tx) => {
-      const patch = parseDataPatch(request.data);
-      const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
-      const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
-      const { body } = message;
-      const contentId = await storeContent(tx.manager, projectId, { body, headers: request.headers, variables: patch.transient, attachments: request.attachments });
-      const emails: Email[] = [];
-      for (const [i, recipient] of request.to.entries()) {
-        emails.push(await this.store(tx.manager, projectId, message, recipient, contacts[i], contentId));
+      if (claim && !(await claim(tx.manager))) return requests.map(() => []);
+      const stored: { contacts: UpsertOutcome[]; emails: Email[] }[] = [];
+      for (const [index, request] of requests.entries()) {
+        try {
+          stored.push(await this.store(tx, projectId, request, messages[index]));
+        } catch (err) {
+          throw batch ? refusalOfItem(err, index) : err;
+        }
       }
-      const queued = emails.filter((email) => email.status === 'QUEUED');
+      const counted = stored.flatMap(({ emails }) => emails).filter((email) => email.status !== 'SUPPRESSED');
       // Before the workflows start: waiting for the cap's lock must never stretch the time a
       // started workflow waits for its record to commit.
-      if (queued.length > 0) await assertWithinEmailLimit(tx.manager, projectId, queued.length);
-      for (const email of queued) await this.startDelivery(email);
-      return emails.map((email, i) => ({
-        contact: { id: contacts[i].id, email: contacts[i].email },
-        email: email.id,
-        status: email.status as SentRecipient['status'],
-      }));
+      if (counted.length > 0) await assertWithinEmailLimit(tx.manager, projectId, counted.length);
+      await inPool(counted, START_CONCURRENCY, (email) => this.startDelivery(email));
+      return stored.map(({ contacts, emails }) =>
+        emails.map((email, i) => ({
+          contact: { id: contacts[i].id, email: contacts[i].email },
+          email: email.id,
+          status: email.status as SentRecipient['status'],
+        })),
+      );
     });
+  }
+
+  /** Every request's message, checked before anything is stored; a batch's field errors name their item. */
+  private async messages(projectId: string, requests: SendRequest[], batch: boolean): Promise<Message[]> {
+    const messages: Message[] = [];
+    const errors: FieldError[] = [];
+    for (const [index, request] of requests.entries()) {
+      try {
+        messages.push(await this.message(projectId, request));
+      } catch (err) {
+        const problems = fieldErrors(err);
+        if (!problems) throw batch ? refusalOfItem(err, index) : err;
+        errors.push(...(batch ? itemErrors(index, problems) : problems));
+      }
+    }
+    if (errors.length > 0) throw validationError(errors);
+    return messages;
   }
 
   /** Merges the template (if any) with the request's overrides and checks what every recipient shares. */
@@ -93,17 +152,42 @@ export class SendService {
       throw validationError([{ field: err.field ?? 'body', code: 'invalid_template', message: err.message }]);
     }
     await assertVerifiedSender(this.dataSource.manager, projectId, from.email);
-    return { subject, body, from, replyTo: request.replyTo ?? template?.replyTo ?? null, type: template?.type ?? 'TRANSACTIONAL', templateId: template?.id ?? null };
+    return {
+      subject,
+      body,
+      from,
+      replyTo: request.replyTo ?? template?.replyTo ?? null,
+      type: template?.type ?? 'TRANSACTIONAL',
+      templateId: template?.id ?? null,
+      patch: parseDataPatch(request.data),
+    };
   }
 
-  /** Stores one recipient's email record (QUEUED, or SUPPRESSED for a suppressed address) on the request's shared content. */
-  private async store(
+  /** Upserts one request's contacts and stores its shared content and an email record per recipient. */
+  private async store(tx: EventTransaction, projectId: string, request: SendRequest, message: Message) {
+    const { patch } = message;
+    const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
+    const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
+    const contentId = await storeContent(tx.manager, projectId, { body: message.body, headers: request.headers, variables: patch.transient, attachments: request.attachments });
+    const emails: Email[] = [];
+    for (const [i, recipient] of request.to.entries()) {
+      emails.push(await this.storeEmail(tx.manager, projectId, message, recipient, contacts[i], contentId, request.scheduledAt ?? null));
+    }
+    return { contacts, emails };
+  }
+
+  /**
+   * Stores one recipient's email record on the request's shared content: QUEUED, SCHEDULED
+   * when it has a time, or SUPPRESSED for a suppressed address.
+   */
+  private async storeEmail(
     manager: EntityManager,
     projectId: string,
     message: Message,
     recipient: Recipient,
     contact: UpsertOutcome,
     contentId: string,
+    scheduledAt: Date | null,
   ): Promise<Email> {
     const suppressed = await isSuppressed(manager, projectId, contact.email);
     return insertEmail(manager, {
@@ -122,15 +206,16 @@ export class SendService {
       contentId,
       headers: {},
       variables: {},
-      status: suppressed ? 'SUPPRESSED' : 'QUEUED',
+      status: suppressed ? 'SUPPRESSED' : scheduledAt ? 'SCHEDULED' : 'QUEUED',
       attempts: 0,
+      scheduledAt,
     });
   }
 
   /**
-   * Starts `email/<emailId>` before the record commits: if the start fails nothing is
-   * stored; if the commit fails, the workflow finds no record and ends (delivery retries a
-   * missing record a few times, then gives up as MISSING without sending).
+   * Starts `email/<emailId>` (with its time, for a scheduled email) before the record commits:
+   * if the start fails nothing is stored; if the commit fails, the workflow finds no record and
+   * ends (delivery retries a missing record a few times, then gives up as MISSING without sending).
    */
   private async startDelivery(email: Email): Promise<void> {
     if (!this.temporal) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly');
@@ -138,7 +223,7 @@ export class SendService {
       await this.temporal.workflow.start(deliverEmail, {
         taskQueue: this.taskQueue,
         workflowId: emailWorkflowId(email.id),
-        args: [email.id],
+        args: email.scheduledAt ? [email.id, { scheduledAt: email.scheduledAt.toISOString() }] : [email.id],
         staticSummary: emailSummary(email.toEmail, email.subject),
       });
     } catch (err) {
