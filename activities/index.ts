@@ -12,6 +12,8 @@ import { createEventActivities } from './events';
 import { createHousekeepingActivities } from './housekeeping';
 import { createJobActivities } from './jobs';
 import { createSegmentActivities } from './segments';
+import { createWebhookDispatchActivities } from './webhook-dispatch';
+import { createWebhookActivities } from './webhooks';
 import { createWorkflowStepActivities } from './workflow-steps';
 
 /** What activities need from the process that runs the worker. */
@@ -34,6 +36,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createSegmentActivities({ dataSource: deps.dataSource, contacts }),
     ...createDeliveryActivities(delivery),
     ...createCampaignActivities(new CampaignRunner(deps.dataSource, delivery, deps.config)),
+    ...createWebhookActivities(deps),
+    ...createWebhookDispatchActivities(deps),
     ...createWorkflowStepActivities({ dataSource: deps.dataSource, config: deps.config, contacts, delivery }),
   };
 }

@@ -14,3 +14,5 @@ export * from './event-redelivery';
 export * from './housekeeping';
 export * from './jobs';
 export * from './segments';
+export * from './webhook-delivery';
+export * from './webhook-dispatch';

@@ -28,11 +28,17 @@ export const jobWorkflowId = (job: { id: string; type: JobType }) => `${job.type
 /** `segment/<segmentId>`: the computation of a tracked segment. */
 export const segmentWorkflowId = (segmentId: string) => `segment/${segmentId}`;
 
+/** `hook/<endpointId>/<eventId>`: one event's delivery to one webhook endpoint. */
+export const webhookDeliveryWorkflowId = (endpointId: string, eventId: string) => `hook/${endpointId}/${eventId}`;
+
 /** The one housekeeping workflow's id; starting it again while it runs is refused. */
 export const HOUSEKEEPING_WORKFLOW_ID = 'housekeeping';
 
 /** The one event-redelivery workflow's id; starting it again while it runs is refused. */
 export const EVENT_REDELIVERY_WORKFLOW_ID = 'event-redelivery';
+
+/** The one webhook-dispatch workflow's id; starting it again while it runs is refused. */
+export const WEBHOOK_DISPATCH_WORKFLOW_ID = 'webhook-dispatch';
 
 /** The schedule that starts `checkPendingDomains` every 5 minutes. */
 export const DOMAIN_CHECK_SCHEDULE_ID = 'domain-check';
@@ -179,3 +185,6 @@ export const jobSummary = (type: JobType, detail: { filename?: string; bytes?: n
 
 /** The UI summary of a segment computation: `Compute segment <name>`. */
 export const segmentSummary = (segmentName: string) => summary(`Compute segment ${segmentName}`);
+
+/** The UI summary of a webhook delivery: `Webhook <event type> to <url>`. */
+export const webhookSummary = (eventType: string, url: string) => summary(`Webhook ${eventType} to ${url}`);

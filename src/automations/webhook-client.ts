@@ -110,5 +110,11 @@ export async function sendWebhook(request: WebhookRequest, options: WebhookOptio
   });
   if (answer.status >= 200 && answer.status < 300) return { status: answer.status };
   const message = `Webhook ${request.method} ${url.origin}${url.pathname} answered ${answer.status}${answer.snippet ? `: ${answer.snippet}` : ''}`;
-  throw retryableStatus(answer.status) ? new WebhookRetryableError(message) : new PermanentStepError(message);
+  throw Object.assign(retryableStatus(answer.status) ? new WebhookRetryableError(message) : new PermanentStepError(message), { status: answer.status });
+}
+
+/** The HTTP status a failed call was answered with; undefined when it got no answer (refused target, timeout, network). */
+export function answeredStatus(err: unknown): number | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
 }

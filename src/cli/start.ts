@@ -12,6 +12,7 @@ import { ensureDomainCheckSchedule } from '../orchestration/domain-check';
 import { ensureEventRedelivery } from '../orchestration/event-redelivery';
 import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
+import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {
@@ -29,6 +30,7 @@ runMain('Herald', async (shutdown) => {
   await runWorker(core, temporal.address, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureEventRedelivery(client, config.taskQueue);
+  await ensureWebhookDispatch(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 

@@ -9,6 +9,7 @@ import { ensureDomainCheckSchedule } from '../orchestration/domain-check';
 import { ensureEventRedelivery } from '../orchestration/event-redelivery';
 import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
+import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {
@@ -26,6 +27,7 @@ runMain('Herald worker', async (shutdown) => {
   await runWorker(core, config.temporalAddress, shutdown);
   await ensureHousekeeping(client, config.taskQueue);
   await ensureEventRedelivery(client, config.taskQueue);
+  await ensureWebhookDispatch(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
   logger.info(`Herald worker polling task queue "${config.taskQueue}"`);

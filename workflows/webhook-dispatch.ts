@@ -1,0 +1,33 @@
+import { continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { createWebhookDispatchActivities } from '../activities/webhook-dispatch';
+
+type DispatchActivities = ReturnType<typeof createWebhookDispatchActivities>;
+
+/** The pause after a pass that started less than a full batch. */
+export const DISPATCH_INTERVAL = '1 second';
+
+/** Passes one run makes before it continues as new, which keeps its history short. */
+export const DISPATCH_PASSES_PER_RUN = 500;
+
+const { startWebhookDeliveries } = proxyActivities<DispatchActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
+/**
+ * `webhook-dispatch`: forever, starts a delivery workflow for each recorded webhook delivery
+ * whose workflow is not started yet, at once again after a full pass, else after a second, so
+ * that recording an event never waits on Temporal and no recorded delivery is left behind.
+ */
+export async function webhookDispatch(): Promise<never> {
+  for (let pass = 0; pass < DISPATCH_PASSES_PER_RUN && !workflowInfo().continueAsNewSuggested; pass++) {
+    let more = false;
+    try {
+      more = (await startWebhookDeliveries()).more;
+    } catch (err) {
+      log.warn('Webhook dispatch pass failed; the next one runs shortly', { error: (err as Error).message });
+    }
+    if (!more) await sleep(DISPATCH_INTERVAL);
+  }
+  return await continueAsNew<typeof webhookDispatch>();
+}
