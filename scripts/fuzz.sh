@@ -32,7 +32,7 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/herald-fuzz-XXXXXX")"
 # Reachable by the `postgres` account, so that as root the cluster stays inside it and goes with it.
 chmod 755 "$WORK"
 export DATA_DIR="$WORK/data" PORT="$(free_port)" EMBEDDED_POSTGRES_PORT="$(free_port)"
-export TEMPORAL_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)"
+export TEMPORAL_PORT="$(free_port)" TEMPORAL_UI_PORT="$(free_port)" SMTP_RELAY_PORT="$(free_port)"
 export RATE_LIMIT_PER_MINUTE=1000000 AUTH_RATE_LIMIT_PER_MINUTE=1000000 LOG_LEVEL=warn
 BASE="http://127.0.0.1:$PORT"
 

@@ -1,12 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Client as PgClient } from 'pg';
 import { DELIVERY_CONCURRENCY } from '../../src/campaigns/campaign-runner';
 import { processState } from '../../src/runtime/process-table';
-import { Client, signupWithProject } from '../support/api';
-import { heraldDatabase, heraldPorts, HeraldProcess, removeDataDir } from '../support/herald-process';
-import { emailTag, SesServer } from '../support/ses-server';
+import { HeraldProcess } from '../support/herald-process';
+import { SesHerald } from '../support/ses-herald';
 import { until } from '../support/wait';
 
 /**
@@ -26,68 +22,31 @@ const SENT_TIMEOUT_MS = 6 * 60_000;
 const exists = (pid: number) => processState(pid) === 'running';
 
 describe('crash recovery of npm start', () => {
-  let ses: SesServer;
-  let dataDir: string;
-  let env: Record<string, string>;
-  let herald: HeraldProcess | undefined;
-  let db: PgClient;
+  let herald: SesHerald;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    ses.latencyMs = SES_LATENCY_MS;
-    dataDir = mkdtempSync(path.join(tmpdir(), 'herald-crash-'));
-    env = {
-      ...(await heraldPorts()),
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      SES_REGION: 'us-east-1',
-      SES_ENDPOINT: ses.endpoint,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      TEMPORAL_TASK_QUEUE: 'herald',
-    };
+    herald = await SesHerald.create('crash', SES_LATENCY_MS);
   });
 
   afterAll(async () => {
-    await db?.end().catch(() => undefined);
-    await herald?.stop();
-    // Herald logs warnings and errors only: what it said, to read when a step above failed.
-    if (herald) process.stderr.write(`Herald's output:\n${herald.output().slice(-6000)}\n`);
-    await ses.close();
-    removeDataDir(dataDir);
+    await herald.close();
   });
-
-  const connect = () => heraldDatabase(dataDir, env.EMBEDDED_POSTGRES_PORT);
-  const restart = async () => {
-    await db.end().catch(() => undefined);
-    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));
-    db = await connect();
-  };
 
   /** Messages SES holds per email of a campaign (Herald tags each message with its email id). */
   const campaignMessages = async (campaignId: string) => {
-    const { rows } = await db.query(`SELECT id FROM emails WHERE campaign_id = $1`, [campaignId]);
-    const perEmail = new Map<string, number>(rows.map((row) => [row.id, 0]));
-    for (const email of ses.emails) {
-      const id = emailTag(email, 'emailId')!;
-      if (perEmail.has(id)) perEmail.set(id, perEmail.get(id)! + 1);
-    }
-    return perEmail;
+    const { rows } = await herald.db.query(`SELECT id, project_id FROM emails WHERE campaign_id = $1`, [campaignId]);
+    const held = rows.length > 0 ? herald.messagesPerEmail(rows[0].project_id) : new Map<string, number>();
+    return new Map<string, number>(rows.map((row) => [row.id, held.get(row.id) ?? 0]));
   };
   const distinctSent = async (campaignId: string) => [...(await campaignMessages(campaignId)).values()].filter((n) => n > 0).length;
 
   it('finishes a campaign, an import, a scheduled campaign and a delayed workflow step across two kills', async () => {
-    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));
-    expect(herald.output()).toMatch(/Temporal\s+127\.0\.0\.1:\d+ \(dev-server\)/);
-    db = await connect();
-    const api = { url: `http://127.0.0.1:${env.PORT}` };
-    const { project } = await signupWithProject(api, 'Crash');
-    const key: string = project.secretKey;
-    const client = new Client(api.url);
+    const first = await herald.start();
+    expect(first.output()).toMatch(/Temporal\s+127\.0\.0\.1:\d+ \(dev-server\)/);
+    const { project, key, client } = await herald.projectWithDomain('Crash', DOMAIN);
+    const db = () => herald.db;
     const post = (route: string, body: unknown) => client.post(route, body, { key });
-    await db.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, DOMAIN]);
-    await db.query(
+    await db().query(
       `INSERT INTO contacts (project_id, email, subscribed) SELECT $1, 'reader' || i || '@campaign.test', true FROM generate_series(1, $2::int) AS i`,
       [project.id, CAMPAIGN_CONTACTS],
     );
@@ -110,7 +69,7 @@ describe('crash recovery of npm start', () => {
     expect((await client.post('/v1/track', { email: 'waiting@flow.test', event: 'signed_up' }, { key })).status).toBe(200);
 
     // A campaign scheduled to fire while Herald is down or coming back.
-    await db.query(`INSERT INTO contacts (project_id, email, subscribed) VALUES ($1, 'early@scheduled.test', true)`, [project.id]);
+    await db().query(`INSERT INTO contacts (project_id, email, subscribed) VALUES ($1, 'early@scheduled.test', true)`, [project.id]);
     const scheduled = await campaign('Scheduled', '@scheduled.test');
     const fireAt = new Date(Date.now() + 30_000).toISOString();
     expect((await post(`/campaigns/${scheduled}/send`, { scheduledFor: fireAt })).body.data.status).toBe('SCHEDULED');
@@ -119,7 +78,7 @@ describe('crash recovery of npm start', () => {
     const csv = ['email,n', ...Array.from({ length: IMPORT_ROWS }, (_, i) => `row${i}@import.test,${i}`)].join('\n');
     const form = new FormData();
     form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
-    const imported = await fetch(`${api.url}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const imported = await fetch(`${herald.apiUrl}/contacts/import`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
     expect(imported.status).toBe(202);
     const jobPath = `/contacts/import/${((await imported.json()) as { jobId: string }).jobId}`;
     await until(() => client.get(jobPath, { key }), (job) => job.body.processed > 0, 'the import to start', 60_000);
@@ -131,10 +90,10 @@ describe('crash recovery of npm start', () => {
     const importAtKill = (await client.get(jobPath, { key })).body;
     const scheduledAtKill = (await client.get(`/campaigns/${scheduled}`, { key })).body;
     const executionAtKill = (await client.get(`/workflows/${workflowId}/executions`, { key })).body.data[0];
-    const parts = await herald.killMain();
+    const parts = await first.killMain();
     expect(parts.length).toBeGreaterThan(1);
     await until(async () => parts.filter(exists), (left) => left.length === 0, 'the parts of the killed run to end', 40_000);
-    await restart();
+    await herald.start();
     // The import, the scheduled campaign and the DELAY were all under way at the kill.
     expect(importAtKill).toMatchObject({ status: 'RUNNING' });
     expect(scheduledAtKill.data ?? scheduledAtKill).toMatchObject({ status: 'SCHEDULED' });
@@ -145,8 +104,9 @@ describe('crash recovery of npm start', () => {
     // Sending resumes; at 60% every process is killed at once.
     await until(() => distinctSent(running), (n) => n >= CAMPAIGN_CONTACTS * 0.6, 'the campaign at 60%', 240_000);
     const scheduledAtSecondKill = (await client.get(`/campaigns/${scheduled}`, { key })).body;
-    await herald.killAll();
-    await restart();
+    await herald.disconnect();
+    await herald.herald!.killAll();
+    await herald.start();
 
     const final = await until(
       () => client.get(`/campaigns/${running}`, { key }),
@@ -157,7 +117,7 @@ describe('crash recovery of npm start', () => {
     const campaignRow = final.body.data ?? final.body;
     expect(campaignRow).toMatchObject({ totalRecipients: CAMPAIGN_CONTACTS, sentCount: CAMPAIGN_CONTACTS });
     const perEmail = await campaignMessages(running);
-    const { rows: recipients } = await db.query(`SELECT id, status FROM emails WHERE campaign_id = $1`, [running]);
+    const { rows: recipients } = await db().query(`SELECT id, status FROM emails WHERE campaign_id = $1`, [running]);
     expect(recipients).toHaveLength(CAMPAIGN_CONTACTS);
     expect(recipients.filter((email) => !perEmail.get(email.id))).toEqual([]);
     const duplicates = [...perEmail.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
@@ -165,7 +125,7 @@ describe('crash recovery of npm start', () => {
 
     const job = await until(() => client.get(jobPath, { key }), (answer) => answer.body.status === 'COMPLETED', 'the import to complete', 180_000);
     expect(job.body).toMatchObject({ total: IMPORT_ROWS, processed: IMPORT_ROWS, succeeded: IMPORT_ROWS, failed: 0 });
-    const { rows: [importedRows] } = await db.query(
+    const { rows: [importedRows] } = await db().query(
       `SELECT count(*)::int AS n, count(DISTINCT data->>'n')::int AS distinct FROM contacts WHERE project_id = $1 AND email LIKE '%@import.test'`,
       [project.id],
     );
@@ -173,7 +133,7 @@ describe('crash recovery of npm start', () => {
 
     const fired = await until(() => client.get(`/campaigns/${scheduled}`, { key }), (answer) => (answer.body.data ?? answer.body).status === 'SENT', 'the scheduled campaign', 120_000);
     expect(fired.body.data ?? fired.body).toMatchObject({ sentCount: 1 });
-    const { rows: scheduledEmails } = await db.query(`SELECT id, to_email FROM emails WHERE campaign_id = $1`, [scheduled]);
+    const { rows: scheduledEmails } = await db().query(`SELECT id, to_email FROM emails WHERE campaign_id = $1`, [scheduled]);
     expect(scheduledEmails).toEqual([expect.objectContaining({ to_email: 'early@scheduled.test' })]);
     // Sent once; twice only when its send may have been in flight at the second kill (SES has no idempotency key).
     const scheduledSends = (await campaignMessages(scheduled)).get(scheduledEmails[0].id);
@@ -187,21 +147,21 @@ describe('crash recovery of npm start', () => {
       120_000,
     );
     expect(execution.body.data).toHaveLength(1);
-    const { rows: stepEmails } = await db.query(`SELECT id FROM emails WHERE project_id = $1 AND to_email = 'waiting@flow.test'`, [project.id]);
+    const { rows: stepEmails } = await db().query(`SELECT id FROM emails WHERE project_id = $1 AND to_email = 'waiting@flow.test'`, [project.id]);
     expect(stepEmails).toHaveLength(1);
-    expect(ses.emails.filter((email) => emailTag(email, 'emailId') === stepEmails[0].id)).toHaveLength(1);
+    expect(herald.messagesPerEmail(project.id).get(stepEmails[0].id)).toBe(1);
 
     // A second Herald on the same DATA_DIR is refused with one clear message, and the first keeps running.
-    const second = await HeraldProcess.start(env, path.join(dataDir, 'second-output.log')).then(
+    const second = await HeraldProcess.start(herald.env, path.join(herald.dataDir, 'second-output.log')).then(
       () => 'started',
       (err: Error) => err.message,
     );
-    expect(second).toMatch(new RegExp(`Herald failed to start: DATA_DIR: another Herald is running on ${dataDir} \\(pid ${herald.pid}\\)`));
+    expect(second).toMatch(new RegExp(`Herald failed to start: DATA_DIR: another Herald is running on ${herald.dataDir} \\(pid ${herald.herald!.pid}\\)`));
     expect(second).not.toMatch(/\n\s+at /);
     expect((await client.get('/health')).status).toBe(200);
 
     // The data written before the kills is all there.
-    const { rows: [counts] } = await db.query(`SELECT count(*)::int AS contacts FROM contacts WHERE project_id = $1`, [project.id]);
+    const { rows: [counts] } = await db().query(`SELECT count(*)::int AS contacts FROM contacts WHERE project_id = $1`, [project.id]);
     expect(counts.contacts).toBe(CAMPAIGN_CONTACTS + IMPORT_ROWS + 2);
   }, 15 * 60_000);
 });

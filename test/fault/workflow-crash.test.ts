@@ -1,10 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Client as PgClient } from 'pg';
-import { Client, signupWithProject } from '../support/api';
-import { heraldDatabase, heraldPorts, HeraldProcess, removeDataDir } from '../support/herald-process';
-import { emailTag, SesServer } from '../support/ses-server';
+import { SesHerald } from '../support/ses-herald';
 import { until } from '../support/wait';
 
 /**
@@ -19,46 +13,20 @@ const SES_LATENCY_MS = 150;
 const DOMAIN = 'flow-crash.example.com';
 
 describe('crash recovery of workflow executions', () => {
-  let ses: SesServer;
-  let dataDir: string;
-  let env: Record<string, string>;
-  let herald: HeraldProcess | undefined;
-  let db: PgClient;
+  let herald: SesHerald;
 
   beforeAll(async () => {
-    ses = await SesServer.start();
-    ses.latencyMs = SES_LATENCY_MS;
-    dataDir = mkdtempSync(path.join(tmpdir(), 'herald-flow-crash-'));
-    env = {
-      ...(await heraldPorts()),
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      SES_REGION: 'us-east-1',
-      SES_ENDPOINT: ses.endpoint,
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      TEMPORAL_TASK_QUEUE: 'herald',
-    };
+    herald = await SesHerald.create('flow-crash', SES_LATENCY_MS);
   });
 
   afterAll(async () => {
-    await db?.end().catch(() => undefined);
-    await herald?.stop();
-    if (herald) process.stderr.write(`Herald's output:\n${herald.output().slice(-6000)}\n`);
-    await ses.close();
-    removeDataDir(dataDir);
+    await herald.close();
   });
 
   it('sends every contact its workflow email across a kill of every process, repeating only the sends in flight', async () => {
-    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output.log'));
-    db = await heraldDatabase(dataDir, env.EMBEDDED_POSTGRES_PORT);
-    const api = { url: `http://127.0.0.1:${env.PORT}` };
-    const { project } = await signupWithProject(api, 'Flow crash');
-    const key: string = project.secretKey;
-    const client = new Client(api.url);
+    const running = await herald.start();
+    const { project, key, client } = await herald.projectWithDomain('Flow crash', DOMAIN);
     const post = (route: string, body: unknown) => client.post(route, body, { key });
-    await db.query(`INSERT INTO domains (project_id, domain, status, records) VALUES ($1, $2, 'VERIFIED', '[]')`, [project.id, DOMAIN]);
 
     const workflowId = (await post('/workflows', { name: 'Welcome', triggerConfig: { eventName: 'signed_up' } })).body.id;
     const stepIds: string[] = [];
@@ -78,33 +46,31 @@ describe('crash recovery of workflow executions', () => {
     );
     expect(tracked.map((answer) => answer.status)).toEqual(Array(CONTACTS).fill(200));
 
-    const messages = () => ses.emails.filter((email) => emailTag(email, 'projectId') === project.id);
-    await until(async () => messages().length, (n) => n >= CONTACTS / 4, 'a quarter of the emails to reach SES', 120_000);
-    const { rows: [before] } = await db.query(`SELECT count(*)::int AS sent FROM emails WHERE project_id = $1 AND source = 'WORKFLOW' AND status = 'SENT'`, [project.id]);
-    await db.end().catch(() => undefined);
-    await herald.killAll();
+    const messages = () => [...herald.messagesPerEmail(project.id).values()].reduce((sum, n) => sum + n, 0);
+    await until(async () => messages(), (n) => n >= CONTACTS / 4, 'a quarter of the emails to reach SES', 120_000);
+    const { rows: [before] } = await herald.db.query(`SELECT count(*)::int AS sent FROM emails WHERE project_id = $1 AND source = 'WORKFLOW' AND status = 'SENT'`, [project.id]);
+    await herald.disconnect();
+    await running.killAll();
     // Requests SES took before the kill are answered (and kept) after its latency.
     await new Promise((resolve) => setTimeout(resolve, 2 * SES_LATENCY_MS));
-    const cutOff = messages().length - before.sent;
-    expect(messages().length).toBeLessThan(CONTACTS);
+    const cutOff = messages() - before.sent;
+    expect(messages()).toBeLessThan(CONTACTS);
 
-    herald = await HeraldProcess.start(env, path.join(dataDir, 'herald-output-2.log'));
-    db = await heraldDatabase(dataDir, env.EMBEDDED_POSTGRES_PORT);
+    await herald.start('herald-output-2.log');
     const statuses = await until(
-      async () => (await db.query(`SELECT status, count(*)::int AS n FROM workflow_executions WHERE workflow_id = $1 GROUP BY status`, [workflowId])).rows,
+      async () => (await herald.db.query(`SELECT status, count(*)::int AS n FROM workflow_executions WHERE workflow_id = $1 GROUP BY status`, [workflowId])).rows,
       (rows) => rows.length === 1 && rows[0].status === 'EXITED' && rows[0].n === CONTACTS,
       'every execution to exit',
       180_000,
     );
     expect(statuses).toEqual([{ status: 'EXITED', n: CONTACTS }]);
 
-    const { rows: emails } = await db.query(`SELECT id, to_email, status FROM emails WHERE project_id = $1 AND source = 'WORKFLOW'`, [project.id]);
+    const { rows: emails } = await herald.db.query(`SELECT id, to_email, status FROM emails WHERE project_id = $1 AND source = 'WORKFLOW'`, [project.id]);
     expect(emails).toHaveLength(CONTACTS);
     expect(new Set(emails.map((email) => email.to_email)).size).toBe(CONTACTS);
     expect(emails.filter((email) => email.status !== 'SENT')).toEqual([]);
-    await until(async () => new Set(messages().map((email) => emailTag(email, 'emailId'))).size, (n) => n === CONTACTS, 'SES to have every email', 30_000);
-    const perEmail = new Map<string, number>();
-    for (const email of messages()) perEmail.set(emailTag(email, 'emailId')!, (perEmail.get(emailTag(email, 'emailId')!) ?? 0) + 1);
+    await until(async () => herald.messagesPerEmail(project.id).size, (n) => n === CONTACTS, 'SES to have every email', 30_000);
+    const perEmail = herald.messagesPerEmail(project.id);
     expect(emails.filter((email) => !perEmail.get(email.id))).toEqual([]);
     const duplicates = [...perEmail.values()].reduce((sum, n) => sum + n - 1, 0);
     expect(duplicates).toBeLessThanOrEqual(cutOff);

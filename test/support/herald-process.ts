@@ -14,6 +14,7 @@ export interface HeraldPorts {
   EMBEDDED_POSTGRES_PORT: string;
   TEMPORAL_PORT: string;
   TEMPORAL_UI_PORT: string;
+  SMTP_RELAY_PORT: string;
 }
 
 /** Free ports for one Herald. */
@@ -23,6 +24,7 @@ export async function heraldPorts(): Promise<HeraldPorts> {
     EMBEDDED_POSTGRES_PORT: String(await freePort()),
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
+    SMTP_RELAY_PORT: String(await freePort()),
   };
 }
 
