@@ -51,10 +51,24 @@ export interface Config {
   /** The price a checkout subscribes to when the request names none. */
   stripePriceId: string | undefined;
   sendRatePerSecond: number | undefined;
+  /** The SMTP relay (CONTRACT 16): its port and TLS material. */
+  smtpRelay: SmtpRelayConfig;
   /** OAuth sign-in; a provider is present only when its client id and secret are both set. */
   oauth: OAuthConfig;
   logLevel: string;
   version: string;
+}
+
+/** SMTP_RELAY_*: where the SMTP relay listens and the certificate its STARTTLS presents. */
+export interface SmtpRelayConfig {
+  /** SMTP_RELAY_PORT: unset = off, except under `npm start` (2587); `off` turns it off there too. */
+  port: number | 'off' | undefined;
+  /** SMTP_RELAY_HOST: the address to listen on (all interfaces when unset). */
+  host: string | undefined;
+  /** SMTP_RELAY_TLS_CERT and SMTP_RELAY_TLS_KEY: PEM files; unset = a self-signed pair generated under DATA_DIR. */
+  tls: { certFile: string; keyFile: string } | undefined;
+  /** SMTP_RELAY_ALLOW_INSECURE: AUTH without TLS from any address, not only loopback. */
+  allowInsecure: boolean;
 }
 
 /** The Stripe API endpoint, as the `stripe` client takes it. */
@@ -221,6 +235,24 @@ function hostPorts(env: Env, name: string): string[] {
   return entries;
 }
 
+/** SMTP_RELAY_*: the port (or `off`), the address, a certificate and key given together, and whether AUTH without TLS is allowed. */
+function smtpRelay(env: Env): SmtpRelayConfig {
+  const rawPort = str(env, 'SMTP_RELAY_PORT');
+  const port = rawPort?.toLowerCase() === 'off' ? 'off' : rawPort === undefined ? undefined : int(env, 'SMTP_RELAY_PORT', 0, 1);
+  if (typeof port === 'number' && port > 65535) throw new ConfigError(`SMTP_RELAY_PORT must be a port (1 to 65535) or off, got "${rawPort}"`);
+  const certFile = str(env, 'SMTP_RELAY_TLS_CERT');
+  const keyFile = str(env, 'SMTP_RELAY_TLS_KEY');
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError('SMTP_RELAY_TLS_CERT and SMTP_RELAY_TLS_KEY must be set together (or neither, for a generated self-signed pair)');
+  }
+  return {
+    port,
+    host: str(env, 'SMTP_RELAY_HOST'),
+    tls: certFile && keyFile ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) } : undefined,
+    allowInsecure: bool(env, 'SMTP_RELAY_ALLOW_INSECURE', false),
+  };
+}
+
 const WORKFLOW_BUNDLE_MODES: readonly WorkflowBundleMode[] = ['auto', 'prebuilt', 'build'];
 
 /** WORKFLOW_BUNDLE: auto (default), prebuilt or build. */
@@ -287,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripeApi: stripeApi(env, 'STRIPE_API_BASE'),
     stripePriceId: str(env, 'STRIPE_PRICE_ID'),
     sendRatePerSecond: sendRate === undefined ? undefined : Number(sendRate),
+    smtpRelay: smtpRelay(env),
     oauth: oauthConfig(env),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     version: (require('../package.json') as { version: string }).version,

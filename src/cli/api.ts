@@ -6,6 +6,7 @@ import { logger } from '../logger';
 import { listen } from '../runtime/http-server';
 import { runMain } from '../runtime/shutdown';
 import { connectTemporal } from '../orchestration/client';
+import { relayPort, startSmtpRelay } from '../smtp-relay/relay-start';
 
 /** `npm run start:api`: the API alone, against an external Postgres and Temporal. */
 runMain('Herald API', async (shutdown) => {
@@ -23,4 +24,6 @@ runMain('Herald API', async (shutdown) => {
   const api = await listen(createApp(core), config.port);
   shutdown.add('API', api.close);
   logger.info(`Herald API listening on port ${config.port}`);
+  const smtpPort = relayPort(config);
+  if (smtpPort !== undefined) shutdown.add('SMTP relay', (await startSmtpRelay(core, smtpPort)).close);
 });

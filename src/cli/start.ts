@@ -13,6 +13,7 @@ import { ensureEventRedelivery } from '../orchestration/event-redelivery';
 import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
 import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
+import { DEVELOPMENT_RELAY_PORT, relayPort, startSmtpRelay } from '../smtp-relay/relay-start';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
 runMain('Herald', async (shutdown) => {
@@ -36,6 +37,9 @@ runMain('Herald', async (shutdown) => {
 
   const api = await listen(createApp(core), config.port);
   shutdown.add('API', api.close);
+  const smtpPort = relayPort(config, DEVELOPMENT_RELAY_PORT);
+  const relay = smtpPort === undefined ? undefined : await startSmtpRelay(core, smtpPort);
+  if (relay) shutdown.add('SMTP relay', relay.close);
 
   const base = `http://localhost:${config.port}`;
   const lines = [
@@ -46,6 +50,7 @@ runMain('Herald', async (shutdown) => {
     `  Temporal UI    ${temporal.uiUrl ?? `not available (${temporal.kind === 'external' ? 'external Temporal' : 'in-memory test server'})`}`,
     `  Temporal       ${temporal.address} (${temporal.kind})`,
     `  Postgres       ${embedded ? `embedded, data in ${config.dataDir}` : 'DATABASE_URL'}`,
+    `  SMTP relay     ${relay ? `localhost:${relay.port}  (user herald, password a project's secret key, STARTTLS)` : 'off (SMTP_RELAY_PORT=off)'}`,
     `  Mail transport ${config.transport}${config.transport === 'outbox' ? `  (messages at ${base}/outbox; for trying Herald alone: configure SES or SMTP before others sign up)` : ''}`,
     ...(config.mailEventsSecretGenerated ? [`  Mail events    ${base}/webhooks/mail-events?secret=${config.mailEventsSecret}  (generated, kept in DATA_DIR/secrets.json)`] : []),
     'Press Ctrl-C to stop.',

@@ -5,6 +5,9 @@ import * as queries from '../idempotency-queries';
 import '../request-context';
 
 const VALID_KEY = /^[\x20-\x7E]{1,255}$/;
+
+/** Whether a value may be an Idempotency-Key: 1 to 255 printable ASCII characters. */
+export const isValidIdempotencyKey = (key: string) => VALID_KEY.test(key);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -17,7 +20,7 @@ export function idempotency(dataSource: DataSource, ttlHours: number): RequestHa
   return async (req, res, next) => {
     const key = req.header('idempotency-key');
     if (key === undefined || SAFE_METHODS.has(req.method)) return next();
-    if (!VALID_KEY.test(key)) {
+    if (!isValidIdempotencyKey(key)) {
       throw validationError([
         {
           field: 'Idempotency-Key',

@@ -1,0 +1,48 @@
+import type { AddressInfo } from 'node:net';
+import { createServices, type AppDeps } from '../composition';
+import type { Config } from '../config';
+import { logger } from '../logger';
+import { WindowLimiter } from '../rate-limits/window-limiter';
+import { StartupError } from '../runtime/startup-error';
+import { createRelayServer } from './relay-server';
+import { RelaySending } from './relay-sending';
+import { tlsMaterial } from './relay-tls';
+
+/** The port `npm start` and `npm run start:smtp` give the relay when SMTP_RELAY_PORT is unset. */
+export const DEVELOPMENT_RELAY_PORT = 2587;
+
+/** A listening relay. */
+export interface RunningRelay {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The relay's port in a process: SMTP_RELAY_PORT, else `fallback` (none for start:api); undefined when off. */
+export function relayPort(config: Config, fallback?: number): number | undefined {
+  const { port } = config.smtpRelay;
+  return port === 'off' ? undefined : port ?? fallback;
+}
+
+/**
+ * Starts the SMTP relay on a port (0: any free one) beside whatever else the process runs,
+ * sending through the same services as the API. A port in use stops start-up with one line.
+ */
+export async function startSmtpRelay(core: AppDeps, port: number): Promise<RunningRelay> {
+  const { config, dataSource } = core;
+  const sending = new RelaySending(dataSource, createServices(core).send, new WindowLimiter(dataSource, config.rateLimitPerMinute), config.idempotencyTtlHours);
+  const server = createRelayServer({ dataSource, sending, tls: await tlsMaterial(config.smtpRelay, config.dataDir), allowInsecure: config.smtpRelay.allowInsecure });
+  await new Promise<void>((resolve, reject) => {
+    const refused = (err: NodeJS.ErrnoException) => {
+      const cause = err.code === 'EADDRINUSE' ? `port ${port} is already in use` : err.code === 'EACCES' ? `no permission to listen on port ${port}` : err.message;
+      reject(new StartupError('SMTP relay', `${cause}; set SMTP_RELAY_PORT to a free port, or to off`));
+    };
+    server.once('error', refused);
+    server.listen(port, config.smtpRelay.host, () => {
+      server.off('error', refused);
+      resolve();
+    });
+  });
+  const listening = (server.server.address() as AddressInfo).port;
+  logger.info(`Herald SMTP relay listening on port ${listening}`);
+  return { port: listening, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

@@ -1,0 +1,59 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type Mail from 'nodemailer/lib/mailer';
+import type { SMTPServerEnvelope } from 'smtp-server';
+import { compileEmail, renderEmail } from '../../src/rendering/renderer';
+import { relayedMessage, verbatim } from '../../src/smtp-relay/relay-message';
+
+const envelope = (from: string, to: string[]): SMTPServerEnvelope => ({
+  mailFrom: { address: from, args: false },
+  rcptTo: to.map((address) => ({ address, args: false })),
+});
+const compose = (options: Mail.Options) => new MailComposer(options).compile().build();
+
+describe('relayedMessage: an SMTP message as a /v1/send request', () => {
+  it('takes the recipients from the envelope (Bcc included), with the names the headers give them', async () => {
+    const raw = await compose({ from: '"App" <app@example.com>', to: '"Ada L" <ada@example.com>', cc: 'carl@example.com', subject: 'Hi', html: '<p>x</p>' });
+    const { request } = await relayedMessage(raw, envelope('bounce@example.com', ['ada@example.com', 'carl@example.com', 'hidden@example.com']));
+    expect(request.to).toEqual([{ email: 'ada@example.com', name: 'Ada L' }, { email: 'carl@example.com' }, { email: 'hidden@example.com' }]);
+    expect(request.from).toEqual({ email: 'app@example.com', name: 'App' });
+  });
+
+  it('keeps subject and body as written: Liquid in them renders as itself', async () => {
+    const html = "<p>{{ name }} {% if x %} {{ '{%' }} {% endraw %}</p>";
+    const raw = await compose({ from: 'app@example.com', to: 'a@example.com', subject: 'Total {{ total }}', html });
+    const { request } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
+    const rendered = await renderEmail(compileEmail({ subject: request.subject!, body: request.body! }), { name: 'N', total: 3 });
+    expect(rendered.subject).toBe('Total {{ total }}');
+    expect(rendered.html.trim()).toBe(html);
+    expect(verbatim('')).toBe('{% raw %}{% endraw %}');
+  });
+
+  it('shows a text-only message as written in its HTML part, escaped, and keeps the text part', async () => {
+    const raw = await compose({ from: 'app@example.com', to: 'a@example.com', subject: 'Alert', text: 'disk <90%> full\n  at /var' });
+    const { request } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
+    const rendered = await renderEmail(compileEmail({ subject: request.subject!, body: request.body! }), {});
+    expect(rendered.html).toContain('disk &lt;90%&gt; full\n  at /var');
+    expect((request as { text?: string }).text?.trim()).toBe('disk <90%> full\n  at /var');
+  });
+
+  it('passes custom and threading headers on, drops trace and identity headers, and reads Idempotency-Key', async () => {
+    const raw = await compose({
+      from: 'app@example.com',
+      to: 'a@example.com',
+      subject: 'x',
+      text: 'y',
+      headers: { 'X-Ref': 'r-1', 'In-Reply-To': '<m@x>', Received: 'from somewhere', 'Idempotency-Key': 'k-1', 'List-Unsubscribe': '<https://x>', 'X-Long': 'v'.repeat(1200) },
+    });
+    const { request, idempotencyKey } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
+    expect(request.headers).toEqual({ 'X-Ref': 'r-1', 'In-Reply-To': '<m@x>' });
+    expect(idempotencyKey).toBe('k-1');
+  });
+
+  it('refuses a message with no sender (553) or hostile headers (554) with an SMTP reply', async () => {
+    const none = await relayedMessage(Buffer.from('Subject: x\r\n\r\nbody'), { mailFrom: false, rcptTo: [{ address: 'a@example.com', args: false }] }).catch((err) => err);
+    expect(none).toMatchObject({ responseCode: 553 });
+    const bomb = Buffer.from(`From: a@example.com\r\nX-Junk: ${'a'.repeat(300 * 1024)}\r\n\r\nbody`);
+    const refused = await relayedMessage(bomb, envelope('a@example.com', ['b@example.com'])).catch((err) => err);
+    expect(refused).toMatchObject({ responseCode: 554, message: expect.stringContaining('could not be read as MIME') });
+  });
+});
