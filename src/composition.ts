@@ -40,6 +40,7 @@ import { OAuthService } from './oauth/oauth-service';
 import { AuthThrottle } from './accounts/auth-throttle';
 import { MembersService } from './projects/members-service';
 import { ProjectsService } from './projects/projects-service';
+import { WebhooksService } from './webhooks/webhooks-service';
 
 /** What every Herald process shares, built once by `composeCore`: the API's services and the worker's activities start from it. */
 export interface AppDeps {
@@ -100,6 +101,7 @@ export function createServices(deps: AppDeps) {
     workflows: new WorkflowsService(deps.dataSource, fields),
     workflowGraph: new WorkflowGraphService(deps.dataSource),
     executions: new ExecutionsService(deps.dataSource, deps.temporal, deps.config.taskQueue),
+    webhooks: new WebhooksService(deps.dataSource, deps.config.webhookAllowPrivate),
     verifier: new EmailVerifier({
       dnsServers: deps.config.dnsServers,
       allowPrivateAddresses: deps.config.webhookAllowPrivate,

@@ -24,6 +24,7 @@ import { mailEventsRoutes } from './mail-events/mail-events-routes';
 import { pagesRoutes } from './pages/pages-routes';
 import { outboxRoutes } from './mailer/outbox-routes';
 import { workflowsRoutes } from './automations/workflows-routes';
+import { webhooksRoutes } from './webhooks/webhooks-routes';
 
 /** Every feature's endpoints, in the order the API reference shows them. */
 export const ROUTE_TABLES: RouteTable[] = [
@@ -42,6 +43,7 @@ export const ROUTE_TABLES: RouteTable[] = [
   campaignsRoutes,
   workflowsRoutes,
   domainsRoutes,
+  webhooksRoutes,
   activityRoutes,
   uploadsRoutes,
   mailEventsRoutes,

@@ -69,6 +69,30 @@ function targetOf(request: WebhookRequest, allowPrivate: boolean): URL {
   return url;
 }
 
+/** How long `refusedTarget` waits for a name to resolve before it lets the URL pass. */
+const TARGET_LOOKUP_MS = 5000;
+
+/**
+ * Why calls to a URL would be refused now (not http or https, or a non-public address, a name
+ * resolved now with the lookup calls use); undefined when they would not. A name that does not
+ * resolve (in time) passes: every call checks again.
+ */
+export async function refusedTarget(rawUrl: string, allowPrivate: boolean): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = targetOf({ url: rawUrl, method: 'POST', headers: {}, body: undefined }, allowPrivate);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (allowPrivate || isIP(url.hostname.replace(/^\[(.*)\]$/, '$1'))) return undefined;
+  const lookup = new Promise<string | undefined>((resolve) => {
+    publicOnlyLookup(url.hostname, { all: true }, (err) => resolve(err instanceof PermanentStepError ? err.message : undefined));
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TARGET_LOOKUP_MS)));
+  return Promise.race([lookup, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Whether a failed answer's status is worth another attempt: 5xx, 408 and 429. */
 function retryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;

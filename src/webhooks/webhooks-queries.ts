@@ -110,7 +110,7 @@ export interface EndpointPatch {
  * forgets its failures and why it was disabled; disabling it records that it was disabled through the API.
  */
 export async function updateEndpoint(manager: EntityManager, projectId: string, id: string, patch: EndpointPatch): Promise<WebhookEndpoint | undefined> {
-  const rows: Record<string, unknown>[] = await manager.query(
+  const [rows] = (await manager.query(
     `UPDATE webhook_endpoints SET
         url = coalesce($3, url),
         events = coalesce($4, events),
@@ -122,23 +122,23 @@ export async function updateEndpoint(manager: EntityManager, projectId: string, 
         updated_at = now()
       WHERE project_id = $1 AND id = $2 RETURNING *`,
     [projectId, id, patch.url ?? null, patch.events ?? null, patch.description !== undefined, patch.description ?? null, patch.enabled ?? null],
-  );
+  )) as [Record<string, unknown>[], number];
   return rows[0] && endpointFromRow(rows[0]);
 }
 
 /** Replaces an endpoint's signing secret and answers it; undefined when the project has no such endpoint. */
 export async function replaceSecret(manager: EntityManager, projectId: string, id: string, secret: string): Promise<WebhookEndpoint | undefined> {
-  const rows: Record<string, unknown>[] = await manager.query(
+  const [rows] = (await manager.query(
     'UPDATE webhook_endpoints SET secret = $3, updated_at = now() WHERE project_id = $1 AND id = $2 RETURNING *',
     [projectId, id, secret],
-  );
+  )) as [Record<string, unknown>[], number];
   return rows[0] && endpointFromRow(rows[0]);
 }
 
 /** Deletes an endpoint of the project with its deliveries; false when there was none. */
 export async function deleteEndpoint(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
-  const rows: unknown[] = await manager.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND id = $2 RETURNING id', [projectId, id]);
-  return rows.length > 0;
+  const [, deleted] = (await manager.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND id = $2', [projectId, id])) as [unknown, number];
+  return deleted > 0;
 }
 
 /** Records an event of `type` for one endpoint of the project, whatever it subscribes to, with its delivery; answers the delivery. */
