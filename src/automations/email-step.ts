@@ -9,6 +9,7 @@ import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError, TemplateSyntaxError } from '../rendering/renderer';
 import { EmailNotFoundError, type Delivery } from '../sending/delivery';
 import { emailExists, findProjectTemplate, isSuppressed } from '../sending/send-queries';
+import { emitEmailEvents } from '../webhooks/email-webhooks';
 import { workflowEmailId } from './email-ids';
 import { PermanentStepError } from './errors';
 import type { ExecutionRecords, SkipReason } from './execution-records';
@@ -49,7 +50,8 @@ interface StepMessage {
  * so a retry finds the record instead of writing another) and delivers it through Delivery,
  * which sends a record at most once. Suppressed addresses, unsubscribed contacts for
  * MARKETING mail, and emails past the project's emails cap are skipped and the skip is
- * recorded on the execution, which goes on.
+ * recorded on the execution, which goes on; a suppressed address emits `email.suppressed`
+ * (for the email id the step would have used, so a retried step emits it once).
  */
 export class EmailStep {
   constructor(
@@ -90,7 +92,11 @@ export class EmailStep {
           if (err instanceof ApiError) throw new PermanentStepError(err.message);
           throw err;
         }
-        if (await isSuppressed(manager, execution.projectId, contact.email)) return 'suppressed';
+        if (await isSuppressed(manager, execution.projectId, contact.email)) {
+          const email = { id: emailId, projectId: execution.projectId, contactId: contact.id, toEmail: contact.email, subject: message.subject, campaignId: null };
+          await emitEmailEvents(manager, 'email.suppressed', [{ email: { ...email, templateId: message.templateId, workflowId: execution.workflowId }, detail: {} }]);
+          return 'suppressed';
+        }
         if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
         const inserted = await insertStepEmail(manager, {
           id: emailId,

@@ -4,6 +4,7 @@ import type { Condition } from '../conditions/condition';
 import type { Campaign } from '../entities/campaign';
 import type { ComposableContact, ComposableEmail } from '../sending/compose';
 import { suppressedSql } from '../sending/send-queries';
+import { hasEndpointSql } from '../webhooks/sources-queries';
 
 /**
  * The audience query module: who a campaign goes to, counted and paged by keyset on
@@ -134,6 +135,8 @@ export interface QueuedEmail extends ComposableEmail {
   contact: ComposableContact | null;
   /** Its address or domain is on the project's suppression list now. */
   suppressed: boolean;
+  /** The project had an enabled webhook endpoint when the batch was loaded: its `email.*` webhook events are emitted. */
+  hooked: boolean;
 }
 
 interface QueuedEmailRow {
@@ -153,6 +156,7 @@ interface QueuedEmailRow {
   variables: Record<string, unknown>;
   type: QueuedEmail['type'];
   suppressed: boolean;
+  hooked: boolean;
 }
 
 /**
@@ -163,7 +167,8 @@ interface QueuedEmailRow {
 export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string): Promise<QueuedEmail[]> {
   const rows: QueuedEmailRow[] = await manager.query(
     `SELECT e.id, e.project_id, e.campaign_id, e.contact_id, c.data AS contact_data, e.to_email, e.to_name, e."from", e.from_name, e.reply_to,
-            e.subject, e.body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed
+            e.subject, e.body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
+            ${hasEndpointSql('(SELECT project_id FROM campaigns WHERE id = $1)')} AS hooked
        FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
       WHERE e.campaign_id = $1 AND e.status = 'QUEUED' AND e.contact_id <= $2 AND ($3::uuid IS NULL OR e.contact_id > $3::uuid)
       ORDER BY e.contact_id`,
@@ -186,5 +191,6 @@ export async function queuedEmails(manager: EntityManager, campaignId: string, a
     variables: row.variables,
     type: row.type,
     suppressed: row.suppressed,
+    hooked: row.hooked,
   }));
 }

@@ -7,6 +7,8 @@ import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery } from '../sending/delivery';
 import { audiencePage, contactsWithoutEmail, countAudience, queuedEmails, queueEmails, type QueuedEmail } from './audience-queries';
 import { disabledReason } from '../reputation/reputation-queries';
+import { campaignSentEvent } from '../webhooks/source-events';
+import { emitWebhookEvents } from '../webhooks/webhook-events';
 import { countSendingCampaigns, databaseNow, deliveryAttempts, finishCampaign, lockCampaign, startSending, stopCampaign } from './campaigns-queries';
 
 /**
@@ -129,9 +131,12 @@ export class CampaignRunner {
     return { contactIds, stopReason: `Stopped: the project reached its billing limit of ${describeLimit(usage)} (${used} used)` };
   }
 
-  /** Marks the campaign SENT unless it was cancelled meanwhile. */
+  /** Marks the campaign SENT unless it was cancelled meanwhile, with its `campaign.sent` webhook event. */
   async finish(campaignId: string): Promise<void> {
-    await finishCampaign(this.dataSource.manager, campaignId);
+    await this.dataSource.transaction(async (manager) => {
+      const finished = await finishCampaign(manager, campaignId);
+      if (finished) await emitWebhookEvents(manager, finished.projectId, [campaignSentEvent(finished)]);
+    });
   }
 
   /** Ends an active campaign as CANCELLED with the reason (an operator's cancel, or a failure). */

@@ -4,6 +4,7 @@ import { Campaign, type CampaignStatus } from '../entities/campaign';
 import { notFound } from '../http/errors';
 import type { OffsetParams } from '../http/pagination';
 import type { EmailMilestone } from '../mail-events/ses-event';
+import type { CampaignFacts } from '../webhooks/source-events';
 
 /** The orders `GET /campaigns` offers. */
 export const CAMPAIGN_SORTS = ['name', 'createdAt', 'updatedAt'] as const;
@@ -115,9 +116,16 @@ export async function stopCampaign(manager: EntityManager, campaignId: string, r
   return stopped === 1;
 }
 
-/** Marks a SENDING campaign SENT, now; a cancelled one stays CANCELLED. */
-export async function finishCampaign(manager: EntityManager, campaignId: string): Promise<void> {
-  await manager.query(`UPDATE campaigns SET status = 'SENT', sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'SENDING'`, [campaignId]);
+/** Marks a SENDING campaign SENT, now; a cancelled one stays CANCELLED. Answers the campaign it marked, with its project, or undefined. */
+export async function finishCampaign(manager: EntityManager, campaignId: string): Promise<(CampaignFacts & { projectId: string }) | undefined> {
+  const [rows]: [(CampaignFacts & { projectId: string })[], number] = await manager.query(
+    `UPDATE campaigns SET status = 'SENT', sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'SENDING'
+     RETURNING id, project_id AS "projectId", name, subject, sent_at AS "sentAt", total_recipients AS "totalRecipients",
+               sent_count AS "sentCount", delivered_count AS "deliveredCount", opened_count AS "openedCount",
+               clicked_count AS "clickedCount", bounced_count AS "bouncedCount", complained_count AS "complainedCount"`,
+    [campaignId],
+  );
+  return rows[0];
 }
 
 /** How many campaigns of the project are sending now (they share its send rate). */

@@ -24,14 +24,17 @@ export async function setRecords(manager: EntityManager, id: string, records: Do
 /** Which claim `lockClaim` takes: by id or by domain, and with `lapsed` only one PENDING for CLAIM_LAPSE_DAYS. */
 export type ClaimTarget = ({ id: string } | { domain: string }) & { lapsed?: boolean };
 
+/** A claim as `lockClaim` answers it. */
+export type LockedClaim = Pick<Domain, 'id' | 'domain' | 'projectId' | 'status' | 'records'>;
+
 /** Locks a claim for the rest of the transaction and answers it; undefined when there is none (or it has not lapsed). */
-export async function lockClaim(manager: EntityManager, target: ClaimTarget): Promise<{ id: string; domain: string; projectId: string } | undefined> {
+export async function lockClaim(manager: EntityManager, target: ClaimTarget): Promise<LockedClaim | undefined> {
   const [column, value] = 'id' in target ? ['id', target.id] : ['domain', target.domain];
-  const rows: { id: string; domain: string; project_id: string }[] = await manager.query(
-    `SELECT id, domain, project_id FROM domains WHERE ${column} = $1 ${target.lapsed ? `AND ${LAPSED}` : ''} FOR UPDATE`,
+  const rows: LockedClaim[] = await manager.query(
+    `SELECT id, domain, project_id AS "projectId", status, records FROM domains WHERE ${column} = $1 ${target.lapsed ? `AND ${LAPSED}` : ''} FOR UPDATE`,
     [value],
   );
-  return rows[0] && { id: rows[0].id, domain: rows[0].domain, projectId: rows[0].project_id };
+  return rows[0];
 }
 
 /** Deletes a claim. */

@@ -8,6 +8,8 @@ import { checkRecords } from './dns-check';
 import * as queries from './domains-queries';
 import { mailFromAndDmarcRecords, normaliseDomain, recordRole, statusAfterCheck } from './records';
 import { createSenderIdentities, ForeignIdentityError, SenderIdentityError, type SenderIdentities } from './sender-identities';
+import { domainEvent } from '../webhooks/source-events';
+import { emitWebhookEvents } from '../webhooks/webhook-events';
 
 /** How long the lookups of one domain check may take in all. */
 const DNS_TIMEOUT_MS = 5000;
@@ -138,7 +140,12 @@ export class DomainsService {
       if (!claim) return false;
       await this.provider(() => this.options.identities.remove(claim.domain));
       await queries.deleteClaim(manager, claim.id);
-      if (target.lapsed) logger.info({ ...claim, days: queries.CLAIM_LAPSE_DAYS }, 'domain claim lapsed: PENDING too long, removed with its identity');
+      if (target.lapsed) {
+        const { id, domain, projectId } = claim;
+        logger.info({ id, domain, projectId, days: queries.CLAIM_LAPSE_DAYS }, 'domain claim lapsed: PENDING too long, removed with its identity');
+        const reason = `Not verified within ${queries.CLAIM_LAPSE_DAYS} days: the claim lapsed and was removed`;
+        await emitWebhookEvents(manager, projectId, [domainEvent('domain.failed', claim, `domain:${id}:lapsed`, reason)]);
+      }
       return true;
     });
   }
@@ -162,10 +169,26 @@ export class DomainsService {
     let verifiedAt: Date | null = null;
     if (status === 'VERIFIED') verifiedAt = (domain.status === 'VERIFIED' && domain.verifiedAt) || new Date();
     const result = { records, status, verifiedAt, lastCheckedAt: new Date() };
-    const stored = await queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
+    const stored = await this.storeCheck(domain, result);
     const checked = Object.assign(domain, result);
     if (stored) return checked;
     return (await queries.domainById(this.dataSource.manager, domain.id)) ?? checked;
+  }
+
+  /**
+   * Stores a check's result (queries.storeCheck); one that verifies the domain, or finds a verified
+   * domain's identity records gone, emits `domain.verified` or `domain.failed` in the same transaction.
+   */
+  private async storeCheck(domain: Domain, result: queries.CheckResult): Promise<boolean> {
+    const type = domain.status !== 'VERIFIED' && result.status === 'VERIFIED' ? 'domain.verified' : domain.status === 'VERIFIED' && result.status !== 'VERIFIED' ? 'domain.failed' : undefined;
+    if (!type) return queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await queries.storeCheck(manager, domain.id, domain.lastCheckedAt, result))) return false;
+      const reason = type === 'domain.failed' ? 'A DNS record that identifies the domain is no longer found; sending from it stops until it is verified again' : undefined;
+      const key = `domain:${domain.id}:${type}:${result.lastCheckedAt.toISOString()}`;
+      await emitWebhookEvents(manager, domain.projectId, [domainEvent(type, { ...domain, ...result }, key, reason)]);
+      return true;
+    });
   }
 
   /** Runs a call to the identity provider; its failure is a 503 the client may retry, a foreign identity a 409. */

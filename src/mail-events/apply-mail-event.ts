@@ -4,6 +4,8 @@ import type { Email, EmailStatus } from '../entities/email';
 import type { EventTransaction } from '../events/event-store';
 import { suppress } from '../sending/send-queries';
 import { nextStatus } from '../sending/status';
+import { emailEvent } from '../webhooks/source-events';
+import { emitWebhookEvents } from '../webhooks/webhook-events';
 import { updateEmail } from './mail-event-queries';
 import type { MailEvent } from './ses-event';
 
@@ -22,10 +24,17 @@ export interface EmailChange {
 /**
  * Applies a mail event to its email, locked by the caller's transaction: moves the status
  * forward, fills the milestone column if still empty (so out-of-order events keep their
- * times), stores the `email.*` event on the contact, and for a hard bounce or complaint
- * suppresses the address and unsubscribes the contact.
+ * times), stores the `email.*` event on the contact, emits its webhook event (keyed by the SNS
+ * notification, `notificationId`), and for a hard bounce or complaint suppresses the address and
+ * unsubscribes the contact.
  */
-export async function applyMailEvent(tx: EventTransaction, contacts: ContactsService, email: Email, event: MailEvent): Promise<EmailChange> {
+export async function applyMailEvent(
+  tx: EventTransaction,
+  contacts: ContactsService,
+  email: Email,
+  event: MailEvent,
+  notificationId: string,
+): Promise<EmailChange> {
   const to = event.status ? nextStatus(email.status, event.status) : email.status;
   const firstOccurrence = event.milestone !== undefined && email[event.milestone] === null;
   const patch: Partial<Pick<Email, 'status' | 'error' | NonNullable<MailEvent['milestone']>>> = {};
@@ -42,6 +51,11 @@ export async function applyMailEvent(tx: EventTransaction, contacts: ContactsSer
       source: 'SYSTEM',
       data: { emailId: email.id, messageId: event.messageId, subject: email.subject, timestamp: event.occurredAt.toISOString(), ...event.details },
     }]);
+  }
+  const webhookType = event.eventName ?? event.notice;
+  if (webhookType) {
+    const detail = { messageId: event.messageId, timestamp: event.occurredAt.toISOString(), ...event.details };
+    await emitWebhookEvents(tx.manager, email.projectId, [emailEvent(webhookType, email, detail, `ses:${notificationId}`)]);
   }
   if (email.campaignId && firstOccurrence) await countMailEvent(tx.manager, email.campaignId, event.milestone!);
   if (event.suppress) {

@@ -63,7 +63,7 @@ export class MailEventApplier {
       await keepInBacklog(tx.manager, notificationId, event, record, receivedAt);
       return undefined;
     }
-    return applyMailEvent(tx, this.contacts, email, event);
+    return applyMailEvent(tx, this.contacts, email, event, notificationId);
   }
 
   /** Has each project with a bounce or complaint that counts (it set `bounced_at` or `complained_at`) checked once the transaction commits. */

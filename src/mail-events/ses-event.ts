@@ -21,6 +21,8 @@ export interface MailEvent {
   milestone?: EmailMilestone;
   /** The SYSTEM event stored on the email's contact. */
   eventName?: string;
+  /** The webhook event type of an event that stores no SYSTEM event (`email.delivery_delayed`). */
+  notice?: string;
   /** Suppress the address and unsubscribe the contact. */
   suppress?: SuppressionReason;
   /** Details stored with the event. */
@@ -53,8 +55,9 @@ function date(value: unknown): Date | undefined {
 
 /**
  * The effect of each event type. Send is already recorded when Herald hands the message
- * over (`email.sent`) and DeliveryDelay is not final (SES keeps retrying, and the `email.*`
- * family has no name for it), so both change nothing. A bounce that is not Permanent
+ * over (`email.sent`) and changes nothing. DeliveryDelay is not final (SES keeps retrying, and
+ * the stored `email.*` family has no name for it): it changes nothing either, and is only told
+ * to webhook endpoints as `email.delivery_delayed`. A bounce that is not Permanent
  * (Transient, Undetermined) is stored as `email.bounced` but neither moves the status nor
  * suppresses: the address may well work tomorrow.
  */
@@ -84,6 +87,11 @@ function meaning(eventType: string, section: Section): Meaning {
       };
     case 'Reject':
       return { status: 'FAILED', eventName: 'email.failed', details: { reason: `Rejected by SES: ${text(section.reason) ?? 'no reason given'}` } };
+    case 'DeliveryDelay': {
+      const [recipient] = Array.isArray(section.delayedRecipients) ? (section.delayedRecipients as Section[]) : [];
+      const details = { delayType: text(section.delayType), expirationTime: text(section.expirationTime), diagnosticCode: text(recipient?.diagnosticCode) };
+      return { notice: 'email.delivery_delayed', details };
+    }
     case 'RenderingFailure':
       return { status: 'FAILED', eventName: 'email.failed', details: { reason: `SES could not render the message: ${text(section.errorMessage) ?? 'no reason given'}` } };
     default:

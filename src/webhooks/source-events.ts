@@ -37,7 +37,7 @@ export function emailEvent(type: string, email: EmailFacts, detail: Record<strin
   return { type, key, data: { emailId: email.id, contactId: email.contactId, to: email.toEmail, subject: email.subject, ...origin, ...present(detail) } };
 }
 
-/** The key of an event that happens at most once to an email (`sent`, `failed`, `suppressed`). */
+/** The key of an event type that happens at most once to an email (`email.sent`, `email.failed`, `email.suppressed`). */
 export const emailKey = (emailId: string, type: string) => `email:${emailId}:${type}`;
 
 /** The key of an event a stored SYSTEM event announces: that event's id. */
@@ -71,8 +71,9 @@ export interface CampaignFacts {
 
 /** `campaign.sent`: the campaign's id, name, subject, when it ended and its counts at that moment. */
 export function campaignSentEvent(campaign: CampaignFacts): WebhookEventInput {
-  const { id, ...rest } = campaign;
-  return { type: 'campaign.sent', key: `campaign:${id}:sent`, data: { campaignId: id, ...rest, sentAt: campaign.sentAt.toISOString() } };
+  const { id, name, subject, sentAt, totalRecipients, sentCount, deliveredCount, openedCount, clickedCount, bouncedCount, complainedCount } = campaign;
+  const counts = { totalRecipients, sentCount, deliveredCount, openedCount, clickedCount, bouncedCount, complainedCount };
+  return { type: 'campaign.sent', key: `campaign:${id}:sent`, data: { campaignId: id, name, subject, sentAt: new Date(sentAt).toISOString(), ...counts } };
 }
 
 /**
