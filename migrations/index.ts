@@ -17,6 +17,7 @@ import { EmailContents1764630000000 } from './1764630000000-email-contents';
 import { DomainClaims1764641000000 } from './1764641000000-domain-claims';
 import { Webhooks1764700000000 } from './1764700000000-webhooks';
 import { ScheduledEmails1764710000000 } from './1764710000000-scheduled-emails';
+import { RelayParts1764720000000 } from './1764720000000-relay-parts';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   DomainClaims1764641000000,
   Webhooks1764700000000,
   ScheduledEmails1764710000000,
+  RelayParts1764720000000,
 ];

@@ -67,6 +67,8 @@ export class EmailContent {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column({ type: 'uuid' }) projectId: string;
   @Column({ type: 'text' }) body: string;
+  /** A plain-text part sent as it is (SMTP relay messages); null: made from the rendered HTML. */
+  @Column({ type: 'text', nullable: true }) text: string | null;
   @Column({ type: 'jsonb' }) headers: Record<string, string>;
   @Column({ type: 'jsonb' }) variables: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
@@ -80,4 +82,6 @@ export class EmailAttachment {
   @Column({ type: 'text' }) filename: string;
   @Column({ type: 'text' }) contentType: string;
   @Column({ type: 'bytea' }) content: Buffer;
+  /** The Content-ID of an inline image the HTML shows by `cid:`; null for an attachment. */
+  @Column({ type: 'text', nullable: true }) cid: string | null;
 }

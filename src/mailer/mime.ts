@@ -32,6 +32,7 @@ export function toMailOptions(message: OutgoingMessage): SendMailOptions {
       filename: a.filename,
       content: a.content,
       contentType: a.contentType,
+      ...(a.cid ? { cid: a.cid } : {}),
     })),
   };
 }

@@ -5,6 +5,8 @@ export interface OutgoingAttachment {
   filename: string;
   content: Buffer;
   contentType: string;
+  /** The Content-ID the HTML shows it by (`cid:`): an inline image, sent in the HTML's multipart/related part. */
+  cid?: string;
 }
 
 /** One fully rendered email, ready for a transport. */

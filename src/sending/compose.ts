@@ -5,11 +5,11 @@ import type { Email } from '../entities/email';
 import type { OutgoingAttachment, OutgoingMessage } from '../mailer/types';
 import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
 
-/** The fields of an email record that composing its message reads, with its body (its own or its shared content's). */
+/** The fields of an email record that composing its message reads, with its body (its own or its shared content's) and a text part to send as it is, if any. */
 export type ComposableEmail = Pick<
   Email,
   'id' | 'projectId' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'headers' | 'variables' | 'type'
-> & { body: string };
+> & { body: string; text?: string | null };
 
 /** The contact an email goes to, as composing sees it. */
 export interface ComposableContact {
@@ -52,7 +52,7 @@ export async function composeMessage(
     ...(email.replyTo ? { replyTo: email.replyTo } : {}),
     subject: rendered.subject,
     html: rendered.html,
-    text: rendered.text,
+    text: email.text ?? rendered.text,
     headers: email.headers,
     attachments,
     tags: { emailId: email.id, projectId: email.projectId },

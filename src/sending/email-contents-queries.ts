@@ -5,6 +5,8 @@ import type { OutgoingAttachment } from '../mailer/types';
 /** What rendering an email reads besides its recipient and sender: body, custom headers, one-off variables, attachments. */
 export interface EmailParts {
   body: string;
+  /** A plain-text part sent as it is; absent or null: made from the rendered HTML. */
+  text?: string | null;
   headers: Record<string, string>;
   variables: Record<string, unknown>;
   attachments: OutgoingAttachment[];
@@ -12,10 +14,10 @@ export interface EmailParts {
 
 /** Stores the parts every recipient of one request shares, once; answers the content's id for their email records. */
 export async function storeContent(manager: EntityManager, projectId: string, parts: EmailParts): Promise<string> {
-  const { body, headers, variables, attachments } = parts;
-  const { id: contentId } = await manager.save(manager.create(EmailContent, { projectId, body, headers, variables }));
+  const { body, text, headers, variables, attachments } = parts;
+  const { id: contentId } = await manager.save(manager.create(EmailContent, { projectId, body, text: text ?? null, headers, variables }));
   if (attachments.length > 0) {
-    await manager.insert(EmailAttachment, attachments.map((attachment, position) => ({ contentId, position, ...attachment })));
+    await manager.insert(EmailAttachment, attachments.map(({ filename, contentType, content, cid }, position) => ({ contentId, position, filename, contentType, content, cid: cid ?? null })));
   }
   return contentId;
 }
@@ -23,7 +25,13 @@ export async function storeContent(manager: EntityManager, projectId: string, pa
 /** The parts of an email: its own (no attachments), or those of the content it shares, attachments in order. */
 export async function loadParts(manager: EntityManager, email: Pick<Email, 'body' | 'contentId' | 'headers' | 'variables'>): Promise<EmailParts> {
   if (email.contentId === null) return { body: email.body!, headers: email.headers, variables: email.variables, attachments: [] };
-  const { body, headers, variables } = await manager.findOneByOrFail(EmailContent, { id: email.contentId });
+  const { body, text, headers, variables } = await manager.findOneByOrFail(EmailContent, { id: email.contentId });
   const attachments = await manager.find(EmailAttachment, { where: { contentId: email.contentId }, order: { position: 'ASC' } });
-  return { body, headers, variables, attachments: attachments.map(({ filename, contentType, content }) => ({ filename, contentType, content })) };
+  return {
+    body,
+    text,
+    headers,
+    variables,
+    attachments: attachments.map(({ filename, contentType, content, cid }) => ({ filename, contentType, content, ...(cid ? { cid } : {}) })),
+  };
 }

@@ -15,6 +15,8 @@ export interface SendAttachment {
   filename: string;
   contentType: string;
   content: Buffer;
+  /** The Content-ID an HTML body shows it by (`cid:`), for an inline image; set by the SMTP relay, not a `/v1/send` field. */
+  cid?: string;
 }
 
 /** A validated `/v1/send` request. */
@@ -29,6 +31,8 @@ export interface SendRequest {
   headers: Record<string, string>;
   replyTo?: string;
   attachments: SendAttachment[];
+  /** A plain-text part sent as it is, instead of one made from the HTML; set by the SMTP relay, not a `/v1/send` field. */
+  text?: string;
   data: Record<string, unknown>;
   /** When to send; absent: at once. */
   scheduledAt?: Date;
