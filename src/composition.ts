@@ -4,6 +4,7 @@ import type { Config } from './config';
 import { createMailer } from './mailer';
 import type { Mailer } from './mailer/types';
 import { registerSegmentTracking } from './segments/segment-tracking';
+import { registerSegmentWebhooks } from './webhooks/segment-webhooks';
 import { registerWorkflowTriggers } from './automations/triggers';
 import { ActivityService } from './analytics/activity-service';
 import { BillingLimitsService } from './billing/limits-service';
@@ -54,11 +55,12 @@ export interface AppDeps {
 /**
  * The composition root of every process (API, worker, `npm start`, tests): the mailer and the
  * event dispatcher, with the subscribers that follow committed writes registered once here
- * (tracked segments; workflow triggers and waiting executions, which need Temporal).
+ * (tracked segments and their webhook events; workflow triggers and waiting executions, which need Temporal).
  */
 export function composeCore(config: Config, dataSource: DataSource, temporal: Client | undefined): AppDeps {
   const dispatcher = new EventDispatcher();
   registerSegmentTracking(dispatcher, { dataSource });
+  registerSegmentWebhooks(dispatcher, { dataSource });
   if (temporal) registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
   return { config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher };
 }

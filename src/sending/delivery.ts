@@ -14,6 +14,7 @@ import { composeMessage } from './compose';
 import { loadParts } from './email-contents-queries';
 import { GroupWriter } from '../db/group-writer';
 import { CommitOrderedWriter } from './commit-ordered-writer';
+import { emitEmailEvents, type HookedEmail } from '../webhooks/email-webhooks';
 import {
   cancelScheduledEmail,
   claimQueuedEmails,
@@ -27,10 +28,12 @@ import {
 
 /** The fields of an email record that recording its outcome reads. */
 type EventSubject = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject'>;
+/** An email whose outcome is recorded with its `email.*` webhook event. */
+type WebhookSubject = EventSubject & HookedEmail;
 
 /** An email the transport accepted, to record SENT. */
 interface Accepted {
-  email: EventSubject;
+  email: WebhookSubject;
   messageId: string;
 }
 
@@ -76,7 +79,7 @@ export class Delivery {
       await this.fail(email, PROJECT_SUSPENDED_REASON);
       return 'PROJECT_DISABLED';
     }
-    if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(emailId);
+    if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(email);
     const contact = email.contactId ? await findContact(this.dataSource.manager, email.contactId) : null;
     const parts = await loadParts(this.dataSource.manager, email);
     const message = await composeMessage(this.config, { ...email, ...parts }, contact, parts.attachments);
@@ -140,7 +143,7 @@ export class Delivery {
    * Campaign emails have no attachments.
    */
   async deliverQueued(email: QueuedEmail, writes: SendWrites): Promise<DeliveryOutcome> {
-    if (email.suppressed) return this.markSuppressed(email.id);
+    if (email.suppressed) return this.markSuppressed(email);
     return this.send(email, await composeMessage(this.config, email, email.contact, []), writes);
   }
 
@@ -148,12 +151,13 @@ export class Delivery {
    * Marks a queued email FAILED with the reason and stores an `email.failed` event; mail events
    * about it that were waiting (SES accepted an earlier attempt) are applied.
    */
-  async fail(email: EventSubject | string, reason: string): Promise<void> {
+  async fail(email: WebhookSubject | string, reason: string): Promise<void> {
     const record = typeof email === 'string' ? await findEmail(this.dataSource.manager, email) : email;
     if (!record) return;
     await this.contacts.transaction(async (tx) => {
       if (!(await failQueuedEmail(tx.manager, record.id, reason))) return;
       await tx.record([this.event(record, 'email.failed', { reason })]);
+      await emitEmailEvents(tx.manager, 'email.failed', [{ email: record, detail: { reason } }]);
       await this.mailEvents.applyBacklog(tx, [{ emailId: record.id, messageId: null }]);
     });
   }
@@ -163,7 +167,7 @@ export class Delivery {
    * it SENT at once. An email no longer QUEUED (cancelled, or handled by another attempt) is
    * not sent; one refused for good is marked FAILED.
    */
-  private async send(email: EventSubject, message: OutgoingMessage, writes: SendWrites): Promise<DeliveryOutcome> {
+  private async send(email: WebhookSubject, message: OutgoingMessage, writes: SendWrites): Promise<DeliveryOutcome> {
     if (!(await writes.claim(email.id))) return 'ALREADY_HANDLED';
     let messageId: string;
     try {
@@ -193,13 +197,17 @@ export class Delivery {
       const marked = new Set(await markSent(tx.manager, accepted.map(({ email, messageId }) => ({ emailId: email.id, campaignId: email.campaignId, messageId }))));
       const sent = accepted.filter(({ email }) => marked.has(email.id));
       await tx.record(sent.map(({ email, messageId }) => this.event(email, 'email.sent', { messageId })));
+      await emitEmailEvents(tx.manager, 'email.sent', sent.map(({ email, messageId }) => ({ email, detail: { messageId } })));
       await this.mailEvents.applyBacklog(tx, sent.map(({ email, messageId }) => ({ emailId: email.id, messageId })));
       return accepted.map(({ email }) => marked.has(email.id));
     });
   }
 
-  private async markSuppressed(emailId: string): Promise<DeliveryOutcome> {
-    await suppressQueuedEmail(this.dataSource.manager, emailId);
+  /** Marks a still-QUEUED email SUPPRESSED with its `email.suppressed` webhook event, in one transaction. */
+  private async markSuppressed(email: WebhookSubject): Promise<DeliveryOutcome> {
+    await this.dataSource.transaction(async (manager) => {
+      if (await suppressQueuedEmail(manager, email.id)) await emitEmailEvents(manager, 'email.suppressed', [{ email, detail: {} }]);
+    });
     return 'SUPPRESSED';
   }
 

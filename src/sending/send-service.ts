@@ -12,6 +12,7 @@ import type { EventTransaction } from '../events/event-store';
 import { ApiError, validationError, type FieldError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
+import { emitEmailEvents } from '../webhooks/email-webhooks';
 import { storeContent } from './email-contents-queries';
 import { fieldErrors, itemErrors, type Recipient, type SendRequest } from './send-request';
 import { findProjectTemplate, insertEmail, isSuppressed } from './send-queries';
@@ -101,6 +102,8 @@ export class SendService {
         }
       }
       const counted = stored.flatMap(({ emails }) => emails).filter((email) => email.status !== 'SUPPRESSED');
+      const suppressed = stored.flatMap(({ emails }) => emails).filter((email) => email.status === 'SUPPRESSED');
+      await emitEmailEvents(tx.manager, 'email.suppressed', suppressed.map((email) => ({ email, detail: {} })));
       // Before the workflows start: waiting for the cap's lock must never stretch the time a
       // started workflow waits for its record to commit.
       if (counted.length > 0) await assertWithinEmailLimit(tx.manager, projectId, counted.length);
@@ -168,7 +171,7 @@ export class SendService {
     const { patch } = message;
     const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
     const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
-    const contentId = await storeContent(tx.manager, projectId, { body: message.body, headers: request.headers, variables: patch.transient, attachments: request.attachments });
+    const contentId = await storeContent(tx.manager, projectId, { body: message.body, text: request.text, headers: request.headers, variables: patch.transient, attachments: request.attachments });
     const emails: Email[] = [];
     for (const [i, recipient] of request.to.entries()) {
       emails.push(await this.storeEmail(tx.manager, projectId, message, recipient, contacts[i], contentId, request.scheduledAt ?? null));
