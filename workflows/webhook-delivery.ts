@@ -15,8 +15,9 @@ export const WEBHOOK_RETRY = {
   scheduleToClose: '25 hours',
 } as const;
 
+/** An attempt (a 10 s POST and two statements) cut off by a worker's death is attempted again after 30 s. */
 const { deliverWebhook } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: WEBHOOK_RETRY.scheduleToClose,
   retry: { initialInterval: WEBHOOK_RETRY.initialInterval, backoffCoefficient: WEBHOOK_RETRY.backoffCoefficient, maximumInterval: WEBHOOK_RETRY.maximumInterval },
 });

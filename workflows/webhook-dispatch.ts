@@ -9,8 +9,9 @@ export const DISPATCH_INTERVAL = '1 second';
 /** Passes one run makes before it continues as new, which keeps its history short. */
 export const DISPATCH_PASSES_PER_RUN = 500;
 
+/** A pass of a batch takes seconds; a worker that dies during one holds the next pass back this long at most. */
 const { startWebhookDeliveries } = proxyActivities<DispatchActivities>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 

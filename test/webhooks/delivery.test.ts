@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { openDatabase } from '../../src/db/data-source';
 import { newWebhookSecret } from '../../src/webhooks/signature';
+import { WebhookSender } from '../../src/webhooks/webhook-sender';
 import { webhookDelivery } from '../../workflows/webhook-delivery';
 import { webhookDeliveryWorkflowId } from '../../workflows/shared';
 import { createProject } from '../automations/fixtures';
@@ -118,6 +119,22 @@ describe('webhookDelivery workflow', () => {
 
     const next = await emitOne(dataSource, subject.projectId, { type: 'email.sent', data: {} });
     expect(next.size).toBe(0);
+  });
+
+  it('refuses loopback targets, by address or by name, at every attempt unless private targets are allowed', async () => {
+    const subject = await oneDelivery([]);
+    const guarded = new WebhookSender(dataSource, { allowPrivate: false, timeoutMs: 1000 });
+    const byAddress = await guarded.attempt(subject.deliveryId, 1);
+    expect(byAddress).toEqual({ retry: expect.stringContaining('127.0.0.1 is not public') });
+    await dataSource.query(`UPDATE webhook_endpoints SET url = replace(url, '127.0.0.1', 'localhost') WHERE id = $1`, [subject.endpointId]);
+    const byName = await guarded.attempt(subject.deliveryId, 2);
+    expect(byName).toEqual({ retry: expect.stringContaining('resolves to a non-public address') });
+    expect(subject.hooks()).toHaveLength(0);
+    expect(await deliveryState(dataSource, subject.deliveryId)).toMatchObject({ status: 'PENDING', attempts: 2, last_status_code: null });
+
+    const allowed = new WebhookSender(dataSource, { allowPrivate: true, timeoutMs: 1000 });
+    expect(await allowed.attempt(subject.deliveryId, 3)).toEqual({ done: 'DELIVERED' });
+    expect(subject.hooks()).toHaveLength(1);
   });
 
   it('fails a delivery to a disabled endpoint at once, and ends one whose endpoint was deleted', async () => {
