@@ -46,6 +46,8 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
   const { dataSource, sending, allowInsecure } = options;
   const failedAuths = new Map<string, number>();
   const perAddress = new Map<string, number>();
+  /** Sessions counted in perAddress (a refused connection is closed without having been counted). */
+  const counted = new Set<string>();
   const projectOf = (session: SMTPServerSession) => session.user as RelayProject;
 
   const server = new SMTPServer({
@@ -75,11 +77,13 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
         return callback(smtpReply(421, `Too many connections from ${address}; at most ${limits.MAX_CONNECTIONS_PER_ADDRESS} at once`));
       }
       perAddress.set(address, open);
+      counted.add(session.id);
       callback();
     },
 
     onClose(session) {
       failedAuths.delete(session.id);
+      if (!counted.delete(session.id)) return;
       const address = clientAddress(session.remoteAddress);
       const open = (perAddress.get(address) ?? 1) - 1;
       if (open > 0) perAddress.set(address, open);

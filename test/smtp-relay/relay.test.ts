@@ -5,6 +5,10 @@ import { generate } from 'selfsigned';
 import { projectWithVerifiedDomain, type Client } from '../support/api';
 import { emailTag } from '../support/ses-server';
 import { until } from '../support/wait';
+import { connect } from 'node:net';
+import { composeCore } from '../../src/composition';
+import { MAX_CONNECTIONS_PER_ADDRESS } from '../../src/smtp-relay/relay-limits';
+import { startSmtpRelay } from '../../src/smtp-relay/relay-start';
 import { generatedTlsFile, tlsMaterial } from '../../src/smtp-relay/relay-tls';
 import { relayTransport, replyCode, startRelayStack, type RelayStack } from './relay-stack';
 
@@ -214,5 +218,33 @@ describe('SMTP relay', () => {
     const junk = await replyCode(transport.sendMail({ envelope: { from: from(), to: ['junk@example.com'] }, raw }));
     expect([250, 554]).toContain(junk);
     await expect(transport.verify()).resolves.toBe(true);
+  });
+
+  it('stops start-up with one line naming the port when it is in use', async () => {
+    const core = composeCore(stack.api.config, stack.api.dataSource, stack.temporal.client);
+    await expect(startSmtpRelay(core, stack.relay.port)).rejects.toThrow(
+      `SMTP relay: port ${stack.relay.port} is already in use; set SMTP_RELAY_PORT to a free port, or to off`,
+    );
+  });
+
+  it('greets at most 20 connections from one address at once; the next is told 421 and closed', async () => {
+    const greeting = () =>
+      new Promise<{ line: string; close: () => void }>((resolve, reject) => {
+        const socket = connect(stack.relay.port, '127.0.0.1');
+        socket.once('data', (data) => resolve({ line: data.toString(), close: () => socket.destroy() }));
+        socket.once('error', reject);
+      });
+    const open = [];
+    for (let i = 0; i < MAX_CONNECTIONS_PER_ADDRESS; i += 1) open.push(await greeting());
+    expect(open.every(({ line }) => line.startsWith('220 '))).toBe(true);
+    const refused = await greeting();
+    expect(refused.line).toMatch(/^421 .*Too many connections/);
+    for (const { close } of [...open, refused]) close();
+    // The refused connection did not count: once the others closed, as many are greeted again.
+    await until(() => greeting().then((next) => (next.close(), next.line)), (line) => line.startsWith('220 '), 'a greeting once connections closed');
+    const again = [];
+    for (let i = 0; i < MAX_CONNECTIONS_PER_ADDRESS; i += 1) again.push(await greeting());
+    expect(again.map(({ line }) => line.slice(0, 4))).toEqual(Array(MAX_CONNECTIONS_PER_ADDRESS).fill('220 '));
+    again.forEach(({ close }) => close());
   });
 });
