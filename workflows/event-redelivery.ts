@@ -1,5 +1,6 @@
-import { continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, log, proxyActivities } from '@temporalio/workflow';
 import type { createEventActivities } from '../activities/events';
+import { repeatPasses } from './passes';
 
 type EventActivities = ReturnType<typeof createEventActivities>;
 
@@ -20,16 +21,13 @@ const { redeliverEvents } = proxyActivities<EventActivities>({
  * so no stored event misses its triggers, waits or segment re-evaluation.
  */
 export async function eventRedelivery(): Promise<never> {
-  for (let pass = 0; pass < REDELIVERY_PASSES_PER_RUN && !workflowInfo().continueAsNewSuggested; pass++) {
-    let more = false;
-    try {
-      const { more: full, ...result } = await redeliverEvents();
-      more = full;
+  await repeatPasses(
+    async () => {
+      const { more, ...result } = await redeliverEvents();
       if (result.delivered + result.failed + result.abandoned > 0) log.info('Redelivered event dispatches', { ...result });
-    } catch (err) {
-      log.warn('Event redelivery pass failed; the next one runs shortly', { error: (err as Error).message });
-    }
-    if (!more) await sleep(REDELIVERY_INTERVAL);
-  }
+      return more;
+    },
+    { interval: REDELIVERY_INTERVAL, passesPerRun: REDELIVERY_PASSES_PER_RUN, failure: 'Event redelivery pass failed; the next one runs shortly' },
+  );
   return await continueAsNew<typeof eventRedelivery>();
 }

@@ -1,5 +1,6 @@
-import { continueAsNew, log, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { createWebhookDispatchActivities } from '../activities/webhook-dispatch';
+import { repeatPasses } from './passes';
 
 type DispatchActivities = ReturnType<typeof createWebhookDispatchActivities>;
 
@@ -21,14 +22,10 @@ const { startWebhookDeliveries } = proxyActivities<DispatchActivities>({
  * that recording an event never waits on Temporal and no recorded delivery is left behind.
  */
 export async function webhookDispatch(): Promise<never> {
-  for (let pass = 0; pass < DISPATCH_PASSES_PER_RUN && !workflowInfo().continueAsNewSuggested; pass++) {
-    let more = false;
-    try {
-      more = (await startWebhookDeliveries()).more;
-    } catch (err) {
-      log.warn('Webhook dispatch pass failed; the next one runs shortly', { error: (err as Error).message });
-    }
-    if (!more) await sleep(DISPATCH_INTERVAL);
-  }
+  await repeatPasses(async () => (await startWebhookDeliveries()).more, {
+    interval: DISPATCH_INTERVAL,
+    passesPerRun: DISPATCH_PASSES_PER_RUN,
+    failure: 'Webhook dispatch pass failed; the next one runs shortly',
+  });
   return await continueAsNew<typeof webhookDispatch>();
 }
