@@ -7,6 +7,7 @@ import {
   purgeExpiredRateLimitWindows,
   purgeExpiredSessions,
 } from '../src/orchestration/housekeeping-queries';
+import { purgeOldEvents } from '../src/webhooks/webhooks-queries';
 
 /** How many rows one housekeeping pass removed, per table. */
 export interface PurgeResult {
@@ -16,7 +17,12 @@ export interface PurgeResult {
   authTokens: number;
   /** Mail events whose email's send was never recorded, dropped from the backlog. */
   mailEventBacklog: number;
+  /** Webhook events (with their deliveries) past their retention. */
+  webhookEvents: number;
 }
+
+/** Webhook events one purge statement deletes at most. */
+const WEBHOOK_PURGE_BATCH = 10_000;
 
 /** Activities of the housekeeping workflow. */
 export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
@@ -29,11 +35,23 @@ export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
     return dropped.length;
   };
 
+  /** Deletes the webhook events past their retention, a batch at a time so that no one statement grows large. */
+  const purgeWebhookEvents = async (): Promise<number> => {
+    let total = 0;
+    let deleted: number;
+    do {
+      deleted = await purgeOldEvents(deps.dataSource.manager, WEBHOOK_PURGE_BATCH);
+      total += deleted;
+    } while (deleted === WEBHOOK_PURGE_BATCH);
+    return total;
+  };
+
   return {
     /**
      * Deletes request bookkeeping nobody can use any more: expired idempotency keys, rate
      * limit windows past their expiry, expired sessions, auth tokens a day past expiry,
-     * and mail events that waited in the backlog longer than MAIL_EVENT_BACKLOG_HOURS.
+     * mail events that waited in the backlog longer than MAIL_EVENT_BACKLOG_HOURS, and webhook
+     * events (with their deliveries) past their retention.
      */
     async purgeExpiredRecords(): Promise<PurgeResult> {
       return {
@@ -42,6 +60,7 @@ export function createHousekeepingActivities(deps: { dataSource: DataSource }) {
         sessions: await purgeExpiredSessions(deps.dataSource.manager),
         authTokens: await purgeExpiredAuthTokens(deps.dataSource.manager),
         mailEventBacklog: await dropMailEvents(),
+        webhookEvents: await purgeWebhookEvents(),
       };
     },
   };

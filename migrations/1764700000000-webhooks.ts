@@ -6,7 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * delivery row per subscribed endpoint, in the transaction that caused it. The worker's
  * `webhook-dispatch` workflow starts a delivery workflow for each row not yet `started`
  * (`webhook_deliveries_unstarted_idx`); the deliveries page reads
- * `webhook_deliveries_endpoint_page_idx`; emitting reads `webhook_endpoints_enabled_idx`.
+ * `webhook_deliveries_endpoint_page_idx`; emitting reads `webhook_endpoints_enabled_idx`; housekeeping
+ * deletes events past their retention by `webhook_events_created_idx`.
  */
 export class Webhooks1764700000000 implements MigrationInterface {
   name = 'Webhooks1764700000000';
@@ -39,6 +40,7 @@ export class Webhooks1764700000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (project_id, dedupe_key)
       );
+      CREATE INDEX webhook_events_created_idx ON webhook_events (created_at);
 
       CREATE TABLE webhook_deliveries (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -34,7 +34,8 @@ export const tag: Tag = {
       'is `FAILED`. Restarts of Herald lose nothing. An endpoint whose deliveries have all failed for 5 days is ' +
       'disabled (`enabled: false`, `disabledReason` says why); `PATCH` it with `enabled: true` once it is fixed. ' +
       'Targets on loopback, private, link-local or other non-public addresses are refused, when the endpoint is ' +
-      'saved and at every attempt, unless the server runs with `WEBHOOK_ALLOW_PRIVATE=true`.',
+      'saved and at every attempt, unless the server runs with `WEBHOOK_ALLOW_PRIVATE=true`. Deliveries are listed ' +
+      'for 30 days.',
   ].join('\n'),
 };
 

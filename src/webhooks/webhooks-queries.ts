@@ -355,3 +355,22 @@ export async function failDelivery(manager: EntityManager, deliveryId: string, r
     [deliveryId, reason, keepLastError],
   );
 }
+
+/** Days webhook events and their deliveries are kept. */
+export const WEBHOOK_EVENT_RETENTION_DAYS = 30;
+
+/**
+ * Deletes up to `limit` events (with their deliveries) recorded more than
+ * WEBHOOK_EVENT_RETENTION_DAYS ago and no longer being delivered; answers how many.
+ */
+export async function purgeOldEvents(manager: EntityManager, limit: number): Promise<number> {
+  const [, deleted] = (await manager.query(
+    `DELETE FROM webhook_events WHERE id IN (
+       SELECT e.id FROM webhook_events e
+        WHERE e.created_at < now() - make_interval(days => $1)
+          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'PENDING')
+        LIMIT $2)`,
+    [WEBHOOK_EVENT_RETENTION_DAYS, limit],
+  )) as [unknown, number];
+  return deleted;
+}

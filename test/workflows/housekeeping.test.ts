@@ -9,7 +9,7 @@ describe('housekeeping workflow', () => {
   const temporal = useTimeSkipping();
 
   it('purges once a day and continues as new after 30 days, in seconds of wall time', async () => {
-    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 }));
+    const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => ({ idempotencyKeys: 0, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0, webhookEvents: 0 }));
     await temporal.withWorker({ purgeExpiredRecords }, async (taskQueue) => {
       const handle = await temporal.env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
       const started = Date.now();
@@ -32,7 +32,7 @@ describe('housekeeping workflow', () => {
     let attempts = 0;
     const purgeExpiredRecords = jest.fn(async (): Promise<PurgeResult> => {
       if (++attempts <= 5) throw new Error('database unavailable');
-      return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0 };
+      return { idempotencyKeys: 1, rateLimitWindows: 0, sessions: 0, authTokens: 0, mailEventBacklog: 0, webhookEvents: 0 };
     });
     await temporal.withWorker({ purgeExpiredRecords }, async (taskQueue) => {
       const handle = await temporal.env.client.workflow.start(housekeeping, { workflowId: `housekeeping-${randomUUID()}`, taskQueue });
@@ -98,7 +98,7 @@ describe('purgeExpiredRecords activity', () => {
     const { purgeExpiredRecords } = createHousekeepingActivities({ dataSource: db });
     const purged = await new MockActivityEnvironment().run(purgeExpiredRecords);
 
-    expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1, mailEventBacklog: 1 });
+    expect(purged).toEqual({ idempotencyKeys: 1, rateLimitWindows: 1, sessions: 1, authTokens: 1, mailEventBacklog: 1, webhookEvents: 0 });
     const column = async (sql: string) => ((await db.query(sql)) as { v: string }[]).map((row) => row.v);
     expect(await column(`SELECT key AS v FROM idempotency_keys ORDER BY key`)).toEqual(['live']);
     expect(await column(`SELECT (expires_at > now())::text AS v FROM rate_limit_windows`)).toEqual(['true', 'true']);
@@ -111,6 +111,7 @@ describe('purgeExpiredRecords activity', () => {
       sessions: 0,
       authTokens: 0,
       mailEventBacklog: 0,
+      webhookEvents: 0,
     });
   });
 });
