@@ -113,6 +113,7 @@ export class Delivery {
         const reason = `Not sent at its scheduled time: ${err.message}`;
         await failQueuedEmail(tx.manager, email.id, reason);
         await tx.record([this.event(email, 'email.failed', { reason })]);
+        await emitEmailEvents(tx.manager, 'email.failed', [{ email, detail: { reason } }]);
         return 'FAILED';
       }
     });

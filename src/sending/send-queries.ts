@@ -53,20 +53,20 @@ export async function claimQueuedEmails(manager: EntityManager, ids: string[]): 
 }
 
 /** The fields of a scheduled email that releasing it reads. */
-export type ReleasedEmail = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject'>;
+export type ReleasedEmail = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject' | 'toEmail' | 'templateId'>;
 
 /**
  * Moves a SCHEDULED email to QUEUED (the one row update that decides between its send and a
  * cancel); answers it, or undefined when it was not SCHEDULED.
  */
 export async function releaseScheduledEmail(manager: EntityManager, id: string): Promise<ReleasedEmail | undefined> {
-  const [rows]: [{ id: string; project_id: string; contact_id: string | null; campaign_id: string | null; subject: string }[], number] = await manager.query(
+  const [rows]: [ReleasedEmail[], number] = await manager.query(
     `UPDATE emails SET status = 'QUEUED', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
-      RETURNING id, project_id, contact_id, campaign_id, subject`,
+      RETURNING id, project_id AS "projectId", contact_id AS "contactId", campaign_id AS "campaignId", subject,
+                to_email AS "toEmail", template_id AS "templateId"`,
     [id],
   );
-  const [row] = rows;
-  return row && { id: row.id, projectId: row.project_id, contactId: row.contact_id, campaignId: row.campaign_id, subject: row.subject };
+  return rows[0];
 }
 
 /** Marks an email CANCELLED if it is still SCHEDULED (and of the project, when given); answers whether it was. */

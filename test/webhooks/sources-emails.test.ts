@@ -124,6 +124,16 @@ describe('email.* webhook events from deliveries and mail events', () => {
     ]);
   });
 
+  it('records email.failed for a scheduled email its project may no longer send at its time', async () => {
+    const email = await hookedEmail();
+    await fixture.query(`UPDATE emails SET status = 'SCHEDULED', scheduled_at = now() WHERE id = $1`, [email.emailId]);
+    await fixture.query('INSERT INTO billing_limits (project_id, emails) VALUES ($1, 0)', [email.projectId]);
+    expect(await fixture.delivery.release(email.emailId)).toBe('FAILED');
+    expect((await recordedEvents(fixture.dataSource, email.projectId)).map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'email.failed', data: { ...about(email), reason: expect.stringMatching(/^Not sent at its scheduled time: Billing limit exceeded/) } },
+    ]);
+  });
+
   it('records only the subscribed types, and nothing for a project without endpoints', async () => {
     const narrow = await hookedEmail({ types: ['email.bounced'] });
     const bare = await fixture.queuedEmail();
