@@ -139,6 +139,5 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
       );
     },
   });
-  server.on('error', (err) => logger.warn({ err }, 'SMTP relay: connection error'));
   return server;
 }

@@ -11,6 +11,9 @@ import { tlsMaterial } from './relay-tls';
 /** The port `npm start` and `npm run start:smtp` give the relay when SMTP_RELAY_PORT is unset. */
 export const DEVELOPMENT_RELAY_PORT = 2587;
 
+/** Socket errors of a client that went away. */
+const CLIENT_HANGUPS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
 /** A listening relay. */
 export interface RunningRelay {
   port: number;
@@ -39,6 +42,8 @@ export async function startSmtpRelay(core: AppDeps, port: number): Promise<Runni
     server.once('error', refused);
     server.listen(port, config.smtpRelay.host, () => {
       server.off('error', refused);
+      // A client that hangs up is routine; anything else is worth a warning.
+      server.on('error', (err: NodeJS.ErrnoException) => logger[CLIENT_HANGUPS.has(err.code ?? '') ? 'debug' : 'warn']({ err }, 'SMTP relay: connection error'));
       resolve();
     });
   });
