@@ -22,20 +22,11 @@ import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { startBenchStack, type BenchApiStack } from './stack';
 import { runBench, waitFor, withScratch } from './support';
+import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-events';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
-const EMAIL_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.opened',
-  'email.clicked',
-  'email.failed',
-  'email.suppressed',
-];
+const EMAIL_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type.startsWith('email.'));
 const POLL_MS = 20;
 /** A run gives up after this long without a new message at SES, or a new event at the receiver. */
 const STALL_TIMEOUT_MS = 2 * 60_000;

@@ -4,18 +4,9 @@ import { Client, projectWithVerifiedDomain, startApi, type TestApi } from '../su
 import { MailEventFixture, type QueuedEmail } from '../support/mail-event-fixture';
 import { permanentBounce, sesEvent } from '../support/mail-events';
 import { addEndpoint, recordedEvents, recordedOf } from './sources-support';
+import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/webhook-events';
 
-const EMAIL_TYPES = [
-  'email.sent',
-  'email.delivered',
-  'email.delivery_delayed',
-  'email.bounced',
-  'email.complained',
-  'email.opened',
-  'email.clicked',
-  'email.failed',
-  'email.suppressed',
-];
+const EMAIL_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type.startsWith('email.'));
 
 describe('email.* webhook events from deliveries and mail events', () => {
   let fixture: MailEventFixture;
