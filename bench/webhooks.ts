@@ -184,8 +184,11 @@ function main(): Promise<boolean> {
     await ensureWebhookDispatch(temporal.client, stack.config.taskQueue);
     console.log(`Campaigns to ${count(CONTACTS)} subscribed contacts; local SES answering after ${SES_DELAY_MS} ms; worker in its own process`);
 
+    const rate = (run: CampaignRun) => `${count(run.delivered / run.seconds)} emails/s (${count(run.delivered)} at SES in ${run.seconds.toFixed(1)} s, ${run.status})`;
     const without = await sendCampaign(ses, client, plain);
+    console.log(`Campaign without endpoints: ${rate(without)}`);
     const withHook = await sendCampaign(ses, client, hooked);
+    console.log(`Campaign with an endpoint subscribed to email.*: ${rate(withHook)}`);
     const expected = await recordedIds(stack.dataSource, endpoint.body.id ?? endpoint.body.data?.id);
     const allReceived = await until(() => [...expected].filter((id) => receiver.ids.has(id)).length, expected.size);
     const lastAt = Math.max(...receiver.arrivals.map((arrival) => arrival.at));
@@ -195,9 +198,6 @@ function main(): Promise<boolean> {
     const unexpected = [...receiver.ids].filter((id) => !expected.has(id)).length;
     const duplicates = receiver.arrivals.length - receiver.ids.size;
 
-    const rate = (run: CampaignRun) => `${count(run.delivered / run.seconds)} emails/s (${count(run.delivered)} at SES in ${run.seconds.toFixed(1)} s, ${run.status})`;
-    console.log(`Campaign without endpoints: ${rate(without)}`);
-    console.log(`Campaign with an endpoint subscribed to email.*: ${rate(withHook)}`);
     console.log(
       `Webhook events: ${count(duringCampaign)} received during the campaign (${count(duringCampaign / withHook.seconds)}/s); ` +
         `all ${count(receiver.ids.size)} by ${((lastAt - withHook.startedAt) / 1000).toFixed(1)} s after POST send ` +

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../config';
-import type { Domain, DomainRecord } from '../entities/domain';
+import type { Domain, DomainRecord, DomainStatus } from '../entities/domain';
 import { ApiError, conflict, notFound, validationError } from '../http/errors';
 import { isUuid } from '../http/validate';
 import { logger } from '../logger';
@@ -180,11 +180,12 @@ export class DomainsService {
    * domain's identity records gone, emits `domain.verified` or `domain.failed` in the same transaction.
    */
   private async storeCheck(domain: Domain, result: queries.CheckResult): Promise<boolean> {
-    const type = domain.status !== 'VERIFIED' && result.status === 'VERIFIED' ? 'domain.verified' : domain.status === 'VERIFIED' && result.status !== 'VERIFIED' ? 'domain.failed' : undefined;
-    if (!type) return queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
+    const verified = (status: DomainStatus) => status === 'VERIFIED';
+    if (verified(domain.status) === verified(result.status)) return queries.storeCheck(this.dataSource.manager, domain.id, domain.lastCheckedAt, result);
+    const type = verified(result.status) ? 'domain.verified' : 'domain.failed';
+    const reason = verified(result.status) ? undefined : 'A DNS record that identifies the domain is no longer found; sending from it stops until it is verified again';
     return this.dataSource.transaction(async (manager) => {
       if (!(await queries.storeCheck(manager, domain.id, domain.lastCheckedAt, result))) return false;
-      const reason = type === 'domain.failed' ? 'A DNS record that identifies the domain is no longer found; sending from it stops until it is verified again' : undefined;
       const key = `domain:${domain.id}:${type}:${result.lastCheckedAt.toISOString()}`;
       await emitWebhookEvents(manager, domain.projectId, [domainEvent(type, { ...domain, ...result }, key, reason)]);
       return true;
