@@ -8,6 +8,10 @@
  * per second the receiver took during the campaign and until the last one, and events received
  * against those recorded: missing and duplicate `webhook-id`s. Fails when an event is missing or
  * a campaign is not SENT.
+ *
+ * `--deliver-after`: the `webhook-dispatch` workflow starts only once the second campaign is sent,
+ * so that its emails/s shows what recording the events costs the campaign, apart from the
+ * delivery workflows running beside it, and the receiver's rate shows delivery alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,6 +35,7 @@ const POLL_MS = 20;
 /** A run gives up after this long without a new message at SES, or a new event at the receiver. */
 const STALL_TIMEOUT_MS = 2 * 60_000;
 const SENT_TIMEOUT_MS = 60_000;
+const DELIVER_AFTER = process.argv.includes('--deliver-after');
 
 const count = (n: number) => Math.round(n).toLocaleString('en');
 
@@ -181,14 +186,18 @@ function main(): Promise<boolean> {
     });
     const temporal = await connectTemporal(stack.env.TEMPORAL_ADDRESS!, stack.config.temporalNamespace);
     scratch.onCleanup(() => temporal.connection.close());
-    await ensureWebhookDispatch(temporal.client, stack.config.taskQueue);
-    console.log(`Campaigns to ${count(CONTACTS)} subscribed contacts; local SES answering after ${SES_DELAY_MS} ms; worker in its own process`);
+    if (!DELIVER_AFTER) await ensureWebhookDispatch(temporal.client, stack.config.taskQueue);
+    console.log(
+      `Campaigns to ${count(CONTACTS)} subscribed contacts; local SES answering after ${SES_DELAY_MS} ms; worker in its own process` +
+        (DELIVER_AFTER ? '; webhook delivery starts once both campaigns are sent' : ''),
+    );
 
     const rate = (run: CampaignRun) => `${count(run.delivered / run.seconds)} emails/s (${count(run.delivered)} at SES in ${run.seconds.toFixed(1)} s, ${run.status})`;
     const without = await sendCampaign(ses, client, plain);
     console.log(`Campaign without endpoints: ${rate(without)}`);
     const withHook = await sendCampaign(ses, client, hooked);
     console.log(`Campaign with an endpoint subscribed to email.*: ${rate(withHook)}`);
+    if (DELIVER_AFTER) await ensureWebhookDispatch(temporal.client, stack.config.taskQueue);
     const expected = await recordedIds(stack.dataSource, endpoint.body.id ?? endpoint.body.data?.id);
     const allReceived = await until(() => [...expected].filter((id) => receiver.ids.has(id)).length, expected.size);
     const lastAt = Math.max(...receiver.arrivals.map((arrival) => arrival.at));
