@@ -11,6 +11,11 @@ export function smtpReply(responseCode: number, message: string): SmtpReply {
   return Object.assign(new Error(message), { responseCode });
 }
 
+/** Whether an error is an SMTP reply (it carries its reply code). */
+export function isSmtpReply(err: unknown): err is SmtpReply {
+  return err instanceof Error && typeof (err as Partial<SmtpReply>).responseCode === 'number';
+}
+
 /** Sending refused by a limit that passes (rate limit, unavailable service): the client keeps the message and tries again. */
 export const tryLater = (message: string) => smtpReply(451, message);
 

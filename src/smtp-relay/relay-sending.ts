@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { SMTPServerEnvelope } from 'smtp-server';
+import { ApiError } from '../http/errors';
 import { claimKey, recordKeyStatus } from '../http/idempotency-queries';
 import { isValidIdempotencyKey } from '../http/middleware/idempotency';
 import { projectBucket, type WindowLimiter } from '../rate-limits/window-limiter';
@@ -44,8 +45,8 @@ export class RelaySending {
       const claim = idempotencyKey === undefined ? undefined : (manager: EntityManager) => this.claim(manager, project.id, idempotencyKey);
       sent = await this.send.send(project.id, request, claim);
     } catch (err) {
-      if (err instanceof Error && 'responseCode' in err) throw err;
-      throw replyForSendError(err);
+      // A refusal of the send path becomes its SMTP reply; anything else is the server's to log and answer.
+      throw err instanceof ApiError ? replyForSendError(err) : err;
     }
     return sent.length === 0 ? 'OK: a message with this Idempotency-Key was accepted before; not sent again' : acceptedText(sent);
   }

@@ -2,13 +2,17 @@ import type { Readable } from 'node:stream';
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
 import type { DataSource } from 'typeorm';
 import { assertVerifiedSender } from '../domains/sender-check';
+import { ApiError } from '../http/errors';
 import { clientAddress } from '../http/client-address';
 import { logger } from '../logger';
 import { authenticate, FAILED_AUTH_PER_CONNECTION, plainAuthAllowed, projectOfKey, type RelayProject } from './relay-auth';
 import * as limits from './relay-limits';
-import { replyForSendError, smtpReply } from './relay-replies';
+import { isSmtpReply, replyForSendError, smtpReply, tryLater, type SmtpReply } from './relay-replies';
 import type { RelaySending } from './relay-sending';
 import type { TlsMaterial } from './relay-tls';
+
+/** The reply when Herald cannot handle a command right now (its database unreachable, say). */
+const UNAVAILABLE = tryLater('Herald cannot take the message right now; try again shortly');
 
 /** What the relay's server is built from. */
 export interface RelayServerOptions {
@@ -19,9 +23,20 @@ export interface RelayServerOptions {
   allowInsecure: boolean;
 }
 
-/** Calls an smtp-server callback with what a promise settles to; a thrown SMTP reply is passed on as the refusal. */
-function settle<T>(work: Promise<T>, callback: (err: Error | null, value?: T) => void): void {
-  work.then((value) => callback(null, value), (err: Error) => callback(err));
+/**
+ * Calls an smtp-server callback with what a promise settles to. A thrown SMTP reply is passed
+ * on as the refusal; any other error (the database unreachable) is logged and answered with
+ * `unavailable`, a temporary reply that says nothing of the cause.
+ */
+function settle<T>(work: Promise<T>, callback: (err: Error | null, value?: T) => void, unavailable: SmtpReply): void {
+  work.then(
+    (value) => callback(null, value),
+    (err: Error) => {
+      if (isSmtpReply(err)) return callback(err);
+      logger.error({ err }, 'SMTP relay: a command could not be handled');
+      callback(unavailable);
+    },
+  );
 }
 
 /** Reads a message's bytes up to the limit; past it, reads on without keeping them and answers undefined. */
@@ -104,6 +119,7 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
           throw project;
         }),
         callback,
+        smtpReply(454, 'Authentication is unavailable right now; try again shortly'),
       );
     },
 
@@ -118,10 +134,11 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
           try {
             await assertVerifiedSender(dataSource.manager, project.id, address.address);
           } catch (err) {
-            throw replyForSendError(err);
+            throw err instanceof ApiError ? replyForSendError(err) : err;
           }
         })(),
         callback,
+        UNAVAILABLE,
       );
     },
 
@@ -132,10 +149,8 @@ export function createRelayServer(options: RelayServerOptions): SMTPServer {
           if (!raw) throw smtpReply(552, `Message refused: larger than ${limits.MAX_MESSAGE_BYTES / 1024 / 1024} MB`);
           return sending.accept(projectOf(session), raw, session.envelope);
         })(),
-        (err, text) => {
-          if (err && !('responseCode' in err)) logger.error({ err, project: projectOf(session).id }, 'SMTP relay: a message could not be handled');
-          callback(err && ('responseCode' in err ? err : replyForSendError(err)), text);
-        },
+        callback,
+        UNAVAILABLE,
       );
     },
   });

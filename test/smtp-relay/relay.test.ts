@@ -7,6 +7,7 @@ import { emailTag } from '../support/ses-server';
 import { until } from '../support/wait';
 import { connect } from 'node:net';
 import { composeCore } from '../../src/composition';
+import { openDatabase } from '../../src/db/data-source';
 import { MAX_CONNECTIONS_PER_ADDRESS } from '../../src/smtp-relay/relay-limits';
 import { startSmtpRelay } from '../../src/smtp-relay/relay-start';
 import { generatedTlsFile, tlsMaterial } from '../../src/smtp-relay/relay-tls';
@@ -246,5 +247,19 @@ describe('SMTP relay', () => {
     for (let i = 0; i < MAX_CONNECTIONS_PER_ADDRESS; i += 1) again.push(await greeting());
     expect(again.map(({ line }) => line.slice(0, 4))).toEqual(Array(MAX_CONNECTIONS_PER_ADDRESS).fill('220 '));
     again.forEach(({ close }) => close());
+  });
+
+  it('answers 454 when it cannot reach its database, and keeps running', async () => {
+    const dataSource = await openDatabase(stack.api.config.databaseUrl!, 1);
+    const relay = await startSmtpRelay(composeCore(stack.api.config, dataSource, stack.temporal.client), 0);
+    await dataSource.destroy();
+    try {
+      const cut = { ...stack, relay };
+      expect(await replyCode(relayTransport(cut, key).verify())).toBe(454);
+      expect(await replyCode(relayTransport(cut, key).verify())).toBe(454);
+    } finally {
+      await relay.close();
+    }
+    await expect(relayTransport(stack, key).verify()).resolves.toBe(true);
   });
 });
