@@ -193,6 +193,21 @@ describe('SMTP relay', () => {
     expect(http.status).toBe(409);
   });
 
+  it('leaves an Idempotency-Key free when its send did not commit, so the client\'s retry is sent', async () => {
+    // A relay without Temporal: the send's transaction claims the key, then fails to start the delivery and rolls back.
+    const relay = await startSmtpRelay(composeCore(stack.api.config, stack.api.dataSource, undefined), 0);
+    const message = { from: from(), to: 'retry@example.com', subject: 'Retry', text: 'once', headers: { 'Idempotency-Key': 'retry-7' } };
+    try {
+      expect(await replyCode(relayTransport({ ...stack, relay }, key).sendMail(message))).toBe(451);
+    } finally {
+      await relay.close();
+    }
+    expect(await rows('SELECT 1 FROM emails WHERE project_id = $1')).toHaveLength(0);
+    expect((await relayTransport(stack, key).sendMail(message)).response).toMatch(/^250 OK: 1 queued/);
+    const [email] = await settledEmails(1);
+    expect(email.status).toBe('SENT');
+  });
+
   it('refuses a message over 40 MB with 552, and attachments over the /v1/send limit with 552', async () => {
     const transport = relayTransport(stack, key);
     const huge = Buffer.alloc(41 * 1024 * 1024, 7);
