@@ -17,6 +17,8 @@ const KEPT_HEADERS = /^(x-.+|in-reply-to|references|auto-submitted|precedence|im
 const MAX_HEADER_VALUE = 998;
 /** Total header bytes a message may carry across its MIME parts. */
 const MAX_HEADERS_BYTES = 256 * 1024;
+/** A MIME type as `/v1/send` takes it; a part of another type is sent as application/octet-stream. */
+const MIME_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 /** MIME nesting a message may use. */
 const MAX_NESTING = 32;
 
@@ -90,8 +92,9 @@ export async function relayedMessage(raw: Buffer, envelope: SMTPServerEnvelope):
     headers: keptHeaders(parsed),
     ...(replyTo ? { reply: replyTo.address } : {}),
     attachments: parsed.attachments.map((attachment, i) => ({
-      filename: attachment.filename || `attachment-${i + 1}`,
-      contentType: attachment.mimeType,
+      // Mail clients name files freely: line breaks and excess length are trimmed rather than refused.
+      filename: (attachment.filename ?? '').replace(/[\r\n]+/g, ' ').trim().slice(0, 255) || `attachment-${i + 1}`,
+      contentType: MIME_TYPE.test(attachment.mimeType) ? attachment.mimeType : 'application/octet-stream',
       content: attachment.content as string,
     })),
   });

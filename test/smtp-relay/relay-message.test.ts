@@ -49,6 +49,32 @@ describe('relayedMessage: an SMTP message as a /v1/send request', () => {
     expect(idempotencyKey).toBe('k-1');
   });
 
+  it('sends an attachment whose name or type /v1/send would refuse, trimmed and as application/octet-stream', async () => {
+    const raw = Buffer.from(
+      [
+        'From: app@example.com',
+        'To: a@example.com',
+        'Subject: files',
+        'Content-Type: multipart/mixed; boundary=b',
+        '',
+        '--b',
+        'Content-Type: text/plain',
+        '',
+        'see attached',
+        '--b',
+        `Content-Type: weird; name="${'n'.repeat(300)}.txt"`,
+        'Content-Disposition: attachment',
+        'Content-Transfer-Encoding: base64',
+        '',
+        Buffer.from('hello').toString('base64'),
+        '--b--',
+        '',
+      ].join('\r\n'),
+    );
+    const { request } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
+    expect(request.attachments).toEqual([{ filename: 'n'.repeat(255), contentType: 'application/octet-stream', content: Buffer.from('hello') }]);
+  });
+
   it('refuses a message with no sender (553) or hostile headers (554) with an SMTP reply', async () => {
     const none = await relayedMessage(Buffer.from('Subject: x\r\n\r\nbody'), { mailFrom: false, rcptTo: [{ address: 'a@example.com', args: false }] }).catch((err) => err);
     expect(none).toMatchObject({ responseCode: 553 });
