@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createDeliveryActivities } from '../activities/delivery';
+import { scheduledEmailCancelled } from './shared';
 
 type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;
 
@@ -56,17 +57,22 @@ export async function deliverEmail(emailId: string, options: DeliveryOptions = {
 }
 
 /**
- * Sleeps until `scheduledAt`, then releases the email; answers its status after (`QUEUED`:
- * to send). A cancel during the wait (the API's, or an operator's in the Temporal UI) leaves
- * the email CANCELLED.
+ * Waits until `scheduledAt` on a durable timer, then releases the email; answers its status
+ * after (`QUEUED`: to send). The API's cancel (a signal, once the email is CANCELLED) ends the
+ * wait at once; an operator's cancel of the execution during the wait (Temporal UI) too. Either
+ * way the email is left CANCELLED.
  */
 async function waitForSchedule(emailId: string, scheduledAt: string): Promise<string> {
+  let cancelled = false;
+  setHandler(scheduledEmailCancelled, () => void (cancelled = true));
   try {
     const wait = Date.parse(scheduledAt) - Date.now();
-    if (wait > 0) await sleep(wait);
-    return await releaseScheduledEmail(emailId);
+    if (wait > 0) await condition(() => cancelled, wait);
+    if (!cancelled) return await releaseScheduledEmail(emailId);
   } catch (err) {
     if (isCancellation(err)) await CancellationScope.nonCancellable(() => cancelScheduledEmail(emailId));
     throw err;
   }
+  await cancelScheduledEmail(emailId);
+  return 'CANCELLED';
 }

@@ -117,6 +117,13 @@ export interface ReceivedEvent {
  */
 export const eventReceived = defineSignal<[ReceivedEvent]>('eventReceived');
 
+/**
+ * Sent to `email/<emailId>` by `POST /emails/{id}/cancel` once the email is CANCELLED: a scheduled
+ * delivery still waiting for its time ends at once, without sending (an activity in flight is not
+ * disturbed: the release at the time finds the email CANCELLED).
+ */
+export const scheduledEmailCancelled = defineSignal('scheduledEmailCancelled');
+
 // ---- Campaigns: `campaign/<campaignId>`.
 
 /** Where sending stands, carried across continue-as-new. */

@@ -36,7 +36,7 @@ export const cancelEmail: EndpointDoc = {
   operationId: 'cancelEmail',
   summary: 'Cancel a scheduled email',
   description:
-    'A `SCHEDULED` email becomes `CANCELLED` and its delivery workflow is cancelled: nothing is sent. The cancel and ' +
+    'A `SCHEDULED` email becomes `CANCELLED` and its delivery workflow ends: nothing is sent. The cancel and ' +
     'the email\'s release at its time are one row update each on the same row, so exactly one of them happens: a ' +
     '200 here means the email is never sent, and an email already released (or in any other status) answers 409 ' +
     '`INVALID_STATE` with its status. A cancelled email does not count against the emails cap.',

@@ -4,7 +4,7 @@ import type { Email, EmailStatus } from '../entities/email';
 import { conflict, notFound } from '../http/errors';
 import { logger } from '../logger';
 import { cancelScheduledEmail } from '../sending/send-queries';
-import { emailWorkflowId } from '../../workflows/shared';
+import { emailWorkflowId, scheduledEmailCancelled } from '../../workflows/shared';
 import { findProjectEmail } from './emails-queries';
 
 /** The statuses `GET /emails/{id}` answers. */
@@ -63,7 +63,10 @@ export function emailView(email: Email): EmailView {
  * `/emails/{id}`: one email of the project, and the cancel of a scheduled one. The cancel is
  * one row update (SCHEDULED -> CANCELLED) that the release at the email's time also races
  * for (SCHEDULED -> QUEUED), so exactly one of them happens; the waiting workflow is then
- * cancelled too (if that fails, it finds the email CANCELLED at its time and ends without sending).
+ * signalled and ends at once (if the signal fails, it finds the email CANCELLED at its time and
+ * ends without sending). A signal rather than a cancel of the execution: a cancel that reaches
+ * an execution while an activity it waits for completes was seen to leave the execution stuck
+ * (TypeScript SDK 1.24), and a cancel may race the release.
  */
 export class EmailsService {
   constructor(
@@ -85,9 +88,9 @@ export class EmailsService {
       throw conflict(`A ${status} email cannot be cancelled; only a SCHEDULED one can`, 'INVALID_STATE', { status });
     }
     try {
-      await this.temporal?.workflow.getHandle(emailWorkflowId(id)).cancel();
+      await this.temporal?.workflow.getHandle(emailWorkflowId(id)).signal(scheduledEmailCancelled);
     } catch (err) {
-      logger.warn({ err, emailId: id }, 'could not cancel the email workflow; it ends at its time, finding the email CANCELLED');
+      logger.warn({ err, emailId: id }, 'could not tell the email workflow of its cancel; it ends at its time, finding the email CANCELLED');
     }
     return this.get(projectId, id);
   }

@@ -74,13 +74,13 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect(Date.parse(sent.body.sentAt)).toBeGreaterThanOrEqual(Date.parse(scheduledAt));
   });
 
-  it('cancels a SCHEDULED email: 200 and CANCELLED, its workflow cancelled, nothing sent after its time', async () => {
+  it('cancels a SCHEDULED email: 200 and CANCELLED, its workflow ended, nothing sent after its time', async () => {
     const scheduledAt = inAWhile();
     const [email] = (await send({ to: 'cancel-me@example.com', scheduledAt })).body.data.emails;
     const cancelled = await client.post(`/emails/${email.email}/cancel`, undefined, { key });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ id: email.email, status: 'CANCELLED', scheduledAt, sentAt: null });
-    expect(await closed(email.email)).toBe('CancelledFailure');
+    expect(await closed(email.email)).toBe('CANCELLED');
     await past(scheduledAt);
     expect(sentTo(email.email)).toHaveLength(0);
     expect((await getEmail(email.email)).body.status).toBe('CANCELLED');
@@ -94,6 +94,26 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect(await closed(email.email)).toBe('CANCELLED');
     expect(sentTo(email.email)).toHaveLength(0);
     expect((await row(email.email)).status).toBe('CANCELLED');
+  });
+
+  it('never both sends an email and answers its cancel with 200, when cancels race the timer', async () => {
+    const scheduledAt = new Date(Date.now() + 2500).toISOString();
+    const to = Array.from({ length: 12 }, (_, i) => `race-${i}@example.com`);
+    const emails: { email: string }[] = (await send({ to, scheduledAt })).body.data.emails;
+    while (Date.now() < Date.parse(scheduledAt) - 150) await new Promise((resolve) => setTimeout(resolve, 20));
+    const cancels = await Promise.all(
+      emails.map(async ({ email }, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 130));
+        return (await client.post(`/emails/${email}/cancel`, undefined, { key })).status;
+      }),
+    );
+    const outcomes = await Promise.all(emails.map(({ email }) => closed(email)));
+    for (const [i, { email }] of emails.entries()) {
+      const cancelled = cancels[i] === 200;
+      expect([cancels[i], outcomes[i], sentTo(email).length, (await row(email)).status]).toEqual(
+        cancelled ? [200, 'CANCELLED', 0, 'CANCELLED'] : [409, 'SENT', 1, 'SENT'],
+      );
+    }
   });
 
   it('refuses to cancel an email that is not SCHEDULED with 409 INVALID_STATE, and sends it all the same', async () => {
@@ -130,6 +150,15 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect((await row(failed.email)).error).toMatch(/^Not sent at its scheduled time: Billing limit exceeded/);
     expect(sentTo(failed.email)).toHaveLength(0);
     expect(sentTo(sent.email)).toHaveLength(1);
+  });
+
+  it('gives a cancelled email\'s slot under the emails cap back', async () => {
+    expect((await owner.call('PUT', `/users/@me/projects/${projectId}/billing-limits`, { body: { emails: 1 } })).status).toBe(200);
+    const [email] = (await send({ to: 'slot@example.com', scheduledAt: new Date(Date.now() + 60_000).toISOString() })).body.data.emails;
+    expect((await send({ to: 'slot-2@example.com' })).body.error.code).toBe('BILLING_LIMIT_EXCEEDED');
+    expect((await client.post(`/emails/${email.email}/cancel`, undefined, { key })).status).toBe(200);
+    const [now] = (await send({ to: 'slot-2@example.com' })).body.data.emails;
+    expect(await closed(now.email)).toBe('SENT');
   });
 
   it('refuses a scheduledAt that is past, unparseable, without an offset or more than 30 days ahead with 422 naming it, storing nothing', async () => {

@@ -5,7 +5,7 @@ import { temporal as proto } from '@temporalio/proto';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { deliverEmail } from '../../workflows/delivery';
-import { emailWorkflowId } from '../../workflows/shared';
+import { emailWorkflowId, scheduledEmailCancelled } from '../../workflows/shared';
 import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -72,7 +72,7 @@ describe('deliverEmail with scheduledAt', () => {
     await expect(Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'scheduled' }, history, workflowId)).resolves.toBeUndefined();
   });
 
-  it('marks the email CANCELLED and sends nothing when cancelled while it waits', async () => {
+  it('marks the email CANCELLED and sends nothing when an operator cancels the execution while it waits', async () => {
     const run = activities();
     const outcome = await temporal.withWorker(run.implementations, async (taskQueue) => {
       const at = (await temporal.env.currentTimeMs()) + 3 * DAY_MS;
@@ -90,6 +90,50 @@ describe('deliverEmail with scheduledAt', () => {
     });
     expect(outcome).toBe('CancelledFailure');
     expect(run.names()).toEqual(['cancelScheduledEmail']);
+  });
+
+  it('ends at once when signalled that the email was cancelled while it waits, leaving it CANCELLED', async () => {
+    const run = activities();
+    const result = await temporal.withWorker(run.implementations, async (taskQueue) => {
+      const at = (await temporal.env.currentTimeMs()) + 3 * DAY_MS;
+      const handle = await temporal.env.client.workflow.start(deliverEmail, {
+        workflowId: emailWorkflowId(randomUUID()),
+        taskQueue,
+        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
+      });
+      await sleeping(handle);
+      await handle.signal(scheduledEmailCancelled);
+      return { value: await handle.result(), at };
+    });
+    expect(result.value).toBe('CANCELLED');
+    expect(run.names()).toEqual(['cancelScheduledEmail']);
+    expect(run.calls[0].at).toBeLessThan(result.at);
+  });
+
+  it('leaves the outcome to the release when the signal comes while the email is being released', async () => {
+    let releasing: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (releasing = resolve));
+    let finish: (status: string) => void = () => undefined;
+    const run = activities(() => {
+      releasing();
+      return new Promise<string>((resolve) => (finish = resolve));
+    });
+    const result = await temporal.withWorker(run.implementations, async (taskQueue) => {
+      const at = (await temporal.env.currentTimeMs()) + DAY_MS;
+      const handle = await temporal.env.client.workflow.start(deliverEmail, {
+        workflowId: emailWorkflowId(randomUUID()),
+        taskQueue,
+        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
+      });
+      // Awaiting the result lets the server skip to the time; the release then waits for `finish`.
+      const result = handle.result();
+      await started;
+      await handle.signal(scheduledEmailCancelled);
+      finish('CANCELLED');
+      return result;
+    });
+    expect(result).toBe('CANCELLED');
+    expect(run.names()).toEqual(['releaseScheduledEmail']);
   });
 
   it.each(['CANCELLED', 'FAILED', 'MISSING'])('ends without delivering when the email is %s at its time', async (status) => {
