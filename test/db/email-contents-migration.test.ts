@@ -1,4 +1,5 @@
 import { EmailContents1764630000000 } from '../../migrations/1764630000000-email-contents';
+import { RelayParts1764720000000 } from '../../migrations/1764720000000-relay-parts';
 import { Email } from '../../src/entities/email';
 import { loadParts } from '../../src/sending/email-contents-queries';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
@@ -11,10 +12,12 @@ describe('migration EmailContents', () => {
   });
   afterAll(() => database?.drop());
 
+  /** Runs EmailContents up or down, with the later migration that adds columns to its tables (RelayParts) around it. */
   const migrate = async (step: 'up' | 'down') => {
     const runner = database.dataSource.createQueryRunner();
+    const steps = [new EmailContents1764630000000(), new RelayParts1764720000000()];
     try {
-      await new EmailContents1764630000000()[step](runner);
+      for (const migration of step === 'up' ? steps : steps.reverse()) await migration[step](runner);
     } finally {
       await runner.release();
     }
@@ -46,6 +49,7 @@ describe('migration EmailContents', () => {
     const moved = await db.getRepository(Email).findOneByOrFail({ id: withFile });
     expect(await loadParts(db.manager, moved)).toEqual({
       body: '<p>{{ code }}</p>',
+      text: null,
       headers: { 'X-A': '1' },
       variables: { code: 'C' },
       attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('hi') }],
