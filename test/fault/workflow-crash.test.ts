@@ -74,5 +74,5 @@ describe('crash recovery of workflow executions', () => {
     expect(emails.filter((email) => !perEmail.get(email.id))).toEqual([]);
     const duplicates = [...perEmail.values()].reduce((sum, n) => sum + n - 1, 0);
     expect(duplicates).toBeLessThanOrEqual(cutOff);
-  });
+  }, 10 * 60_000);
 });
