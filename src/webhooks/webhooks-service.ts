@@ -54,7 +54,10 @@ export class WebhooksService {
 
   /** Changes an endpoint; enabling it again forgets its failures. */
   async update(projectId: string, id: string, patch: queries.EndpointPatch): Promise<WebhookEndpoint> {
-    if (patch.url !== undefined) await this.checkTarget(patch.url);
+    if (patch.url !== undefined) {
+      found(await queries.projectEndpoint(this.dataSource.manager, projectId, id));
+      await this.checkTarget(patch.url);
+    }
     const events = patch.events === undefined ? undefined : distinct(patch.events);
     return found(await queries.updateEndpoint(this.dataSource.manager, projectId, id, { ...patch, events }));
   }

@@ -188,6 +188,7 @@ describe('/webhooks', () => {
     const calls: [string, string, unknown?][] = [
       ['GET', `/webhooks/${hook.id}`],
       ['PATCH', `/webhooks/${hook.id}`, { enabled: false }],
+      ['PATCH', `/webhooks/${hook.id}`, { url: 'http://127.0.0.1/hook' }],
       ['DELETE', `/webhooks/${hook.id}`],
       ['GET', `/webhooks/${hook.id}/deliveries`],
       ['POST', `/webhooks/${hook.id}/test`],
