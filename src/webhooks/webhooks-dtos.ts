@@ -41,7 +41,8 @@ const eventsChecks = (): PropertyDecorator[] => [
     { name: 'isWebhookEvent', validator: { validate: (name) => typeof name === 'string' && (name === '*' || isWebhookEventType(name)) } },
     { each: true, message: 'each of events must be an event type Herald emits (see the list), segment.<slug>.entry|exit, or *', ...code('invalid_enum_value') },
   ),
-  JSONSchema({
+  // A function, so this schema replaces what the custom check above would generate (a reference to `Array`).
+  JSONSchema(() => ({
     type: 'array',
     minItems: 1,
     maxItems: EVENTS_MAX,
@@ -49,7 +50,7 @@ const eventsChecks = (): PropertyDecorator[] => [
     description:
       'The event types to receive, or `["*"]` for all of them; a name given twice counts once. ' +
       '`segment.<slug>.entry` and `segment.<slug>.exit` name one segment by its slug.',
-  }) as PropertyDecorator,
+  })) as PropertyDecorator,
 ];
 
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((decorator) => decorator(target, key));
