@@ -193,5 +193,5 @@ export const jobSummary = (type: JobType, detail: { filename?: string; bytes?: n
 /** The UI summary of a segment computation: `Compute segment <name>`. */
 export const segmentSummary = (segmentName: string) => summary(`Compute segment ${segmentName}`);
 
-/** The UI summary of a webhook delivery: `Webhook <event type> to <url>`. */
-export const webhookSummary = (eventType: string, url: string) => summary(`Webhook ${eventType} to ${url}`);
+/** The UI summary of a webhook delivery: `Webhook <event type> to <origin>` (the URL's path and query may hold a token: left out). */
+export const webhookSummary = (eventType: string, origin: string) => summary(`Webhook ${eventType} to ${origin}`);

@@ -17,7 +17,7 @@ async function startDelivery(temporal: Client, taskQueue: string, delivery: Unst
       workflowId: webhookDeliveryWorkflowId(delivery.endpointId, delivery.eventId),
       taskQueue,
       args: [{ deliveryId: delivery.id }],
-      staticSummary: webhookSummary(delivery.eventType, delivery.url),
+      staticSummary: webhookSummary(delivery.eventType, new URL(delivery.url).origin),
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
