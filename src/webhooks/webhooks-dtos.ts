@@ -55,20 +55,20 @@ const eventsChecks = (): PropertyDecorator[] => [
 
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((decorator) => decorator(target, key));
 
-const descriptionDoc = JSONSchema({ description: 'A note for the project, up to 500 characters; never sent.' });
+const descriptionNote = 'A note for the project, up to 500 characters; never sent; null clears it.';
 
 /** `POST /webhooks`: where to send which events. */
 export class CreateWebhookBody {
   @apply(urlChecks()) url!: string;
   @apply(eventsChecks()) events!: string[];
-  @Nullable() @IsString() @MaxLength(500) @descriptionDoc description?: string | null;
+  @Nullable(descriptionNote) @IsString() @MaxLength(500) description?: string | null;
 }
 
 /** `PATCH /webhooks/{id}`: any subset of the fields; `enabled: true` turns a disabled endpoint back on and forgets its failures. */
 export class UpdateWebhookBody {
   @Optional() @apply(urlChecks()) url?: string;
   @Optional() @apply(eventsChecks()) events?: string[];
-  @Nullable() @IsString() @MaxLength(500) @descriptionDoc description?: string | null;
+  @Nullable(descriptionNote) @IsString() @MaxLength(500) description?: string | null;
 
   @Optional() @IsBoolean()
   @JSONSchema({ description: '`false` stops deliveries (those under way end FAILED at their next attempt); `true` resumes them for new events.' })
