@@ -3,8 +3,12 @@ import { Delivery, EmailNotFoundError, type DeliveryOutcome } from '../src/sendi
 import type { EmailStatus } from '../src/entities/email';
 import { PermanentMailError } from '../src/mailer/types';
 
-/** Attempts after which a missing email record counts as never committed. */
-const MISSING_RECORD_ATTEMPTS = 5;
+/**
+ * Attempts after which a missing email record counts as never committed: with retries 1, 2, 4,
+ * ... seconds apart, about a minute after the first. The request that stores the record starts
+ * its workflows before it commits, and a batch of 1,000 recipients takes seconds to start them all.
+ */
+const MISSING_RECORD_ATTEMPTS = 7;
 
 /** Runs `work` on an email record; a record still missing after MISSING_RECORD_ATTEMPTS attempts answers 'MISSING'. */
 async function onRecord<T>(work: () => Promise<T>): Promise<T | 'MISSING'> {

@@ -14,6 +14,13 @@ export function insertEmail(manager: EntityManager, values: Partial<Email>): Pro
   return manager.save(manager.create(Email, values));
 }
 
+/** Stores email records in the caller's transaction in one statement; answers them with their ids, in order. */
+export async function insertEmails(manager: EntityManager, values: Partial<Email>[]): Promise<Email[]> {
+  // `never`: TypeORM's insert type cannot say a jsonb column of Record<string, unknown>.
+  const { generatedMaps } = await manager.getRepository(Email).insert(values as never);
+  return values.map((value, i) => manager.create(Email, { ...value, ...generatedMaps[i] }));
+}
+
 /** Whether an email record with this id exists. */
 export function emailExists(manager: EntityManager, id: string): Promise<boolean> {
   return manager.getRepository(Email).existsBy({ id });
@@ -103,6 +110,15 @@ export const suppressedSql = (projectColumn: string, column: string) =>
 export async function isSuppressed(manager: EntityManager, projectId: string, email: string): Promise<boolean> {
   const [row]: { suppressed: boolean }[] = await manager.query(`SELECT ${suppressedSql('$1::uuid', '$2::text')} AS suppressed`, [projectId, email.toLowerCase()]);
   return row.suppressed;
+}
+
+/** The addresses among `emails` (compared lower-case, answered as given) that the project never sends to; one statement. */
+export async function suppressedAmong(manager: EntityManager, projectId: string, emails: string[]): Promise<Set<string>> {
+  const rows: { email: string }[] = await manager.query(
+    `SELECT a.email FROM unnest($2::text[]) AS a(email) WHERE ${suppressedSql('$1::uuid', 'lower(a.email)')}`,
+    [projectId, emails],
+  );
+  return new Set(rows.map((row) => row.email));
 }
 
 /** Adds an address to the project's suppression list; the first reason recorded stays. */

@@ -15,7 +15,7 @@ import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import { emitEmailEvents } from '../webhooks/email-webhooks';
 import { storeContent } from './email-contents-queries';
 import { fieldErrors, itemErrors, type Recipient, type SendRequest } from './send-request';
-import { findProjectTemplate, insertEmail, isSuppressed } from './send-queries';
+import { findProjectTemplate, insertEmails, suppressedAmong } from './send-queries';
 import { deliverEmail } from '../../workflows/delivery';
 import { emailSummary, emailWorkflowId } from '../../workflows/shared';
 
@@ -41,7 +41,7 @@ interface Message {
 export type Claim = (manager: EntityManager) => Promise<boolean>;
 
 /** Delivery workflows started at once while a request's transaction is open (a batch starts up to 1,000). */
-const START_CONCURRENCY = 16;
+const START_CONCURRENCY = 32;
 
 /**
  * A refusal of one item of a batch as the refusal of the batch: field errors named
@@ -166,53 +166,42 @@ export class SendService {
     };
   }
 
-  /** Upserts one request's contacts and stores its shared content and an email record per recipient. */
+  /**
+   * Upserts one request's contacts and stores its shared content and an email record per
+   * recipient, in one statement: QUEUED, SCHEDULED when the request has a time, or SUPPRESSED
+   * for a suppressed address.
+   */
   private async store(tx: EventTransaction, projectId: string, request: SendRequest, message: Message) {
     const { patch } = message;
     const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
     const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
     const contentId = await storeContent(tx.manager, projectId, { body: message.body, text: request.text, headers: request.headers, variables: patch.transient, attachments: request.attachments });
-    const emails: Email[] = [];
-    for (const [i, recipient] of request.to.entries()) {
-      emails.push(await this.storeEmail(tx.manager, projectId, message, recipient, contacts[i], contentId, request.scheduledAt ?? null));
-    }
+    const suppressed = await suppressedAmong(tx.manager, projectId, contacts.map((contact) => contact.email));
+    const scheduledAt = request.scheduledAt ?? null;
+    const emails = await insertEmails(
+      tx.manager,
+      request.to.map((recipient, i) => ({
+        projectId,
+        contactId: contacts[i].id,
+        templateId: message.templateId,
+        source: 'SEND' as const,
+        type: message.type,
+        toEmail: contacts[i].email,
+        toName: recipient.name ?? null,
+        from: message.from.email,
+        fromName: message.from.name ?? null,
+        replyTo: message.replyTo,
+        subject: message.subject,
+        body: null,
+        contentId,
+        headers: {},
+        variables: {},
+        status: suppressed.has(contacts[i].email) ? ('SUPPRESSED' as const) : scheduledAt ? ('SCHEDULED' as const) : ('QUEUED' as const),
+        attempts: 0,
+        scheduledAt,
+      })),
+    );
     return { contacts, emails };
-  }
-
-  /**
-   * Stores one recipient's email record on the request's shared content: QUEUED, SCHEDULED
-   * when it has a time, or SUPPRESSED for a suppressed address.
-   */
-  private async storeEmail(
-    manager: EntityManager,
-    projectId: string,
-    message: Message,
-    recipient: Recipient,
-    contact: UpsertOutcome,
-    contentId: string,
-    scheduledAt: Date | null,
-  ): Promise<Email> {
-    const suppressed = await isSuppressed(manager, projectId, contact.email);
-    return insertEmail(manager, {
-      projectId,
-      contactId: contact.id,
-      templateId: message.templateId,
-      source: 'SEND',
-      type: message.type,
-      toEmail: contact.email,
-      toName: recipient.name ?? null,
-      from: message.from.email,
-      fromName: message.from.name ?? null,
-      replyTo: message.replyTo,
-      subject: message.subject,
-      body: null,
-      contentId,
-      headers: {},
-      variables: {},
-      status: suppressed ? 'SUPPRESSED' : scheduledAt ? 'SCHEDULED' : 'QUEUED',
-      attempts: 0,
-      scheduledAt,
-    });
   }
 
   /**

@@ -200,7 +200,7 @@ describe('billing limits and consumption', () => {
       });
       expect(outcome).toBe('MISSING');
       expect(ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId)).toHaveLength(0);
-    }, 45_000);
+    }, 120_000);
 
     it('creates exactly the contacts cap out of concurrent POST /contacts, then refuses new contacts but updates existing ones', async () => {
       await setLimits({ contacts: 4 });

@@ -31,11 +31,12 @@ describe('POST /v1/send/batch', () => {
     (await api.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0].n as number;
   const sentTo = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
   /** Waits until none of the project's emails is QUEUED; answers them by id. */
-  const settled = async () => {
+  const settled = async (timeoutMs?: number) => {
     const rows: { id: string; status: string; to_email: string }[] = await until(
       () => api.dataSource.query('SELECT id, status, to_email FROM emails WHERE project_id = $1', [projectId]),
       (found: { status: string }[]) => found.every((row) => row.status !== 'QUEUED'),
       'no email to be QUEUED',
+      timeoutMs,
     );
     return new Map(rows.map((row) => [row.id, row]));
   };
@@ -101,6 +102,20 @@ describe('POST /v1/send/batch', () => {
     expect((await batch([item('c0@example.com'), item('c1@example.com', { scheduledAt: new Date(Date.now() + 60_000).toISOString() })])).status).toBe(200);
     expect(await count('emails')).toBe(2);
   });
+
+  it('stores and sends the largest batch, 100 items and 1,000 recipients, every email exactly once', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => item(Array.from({ length: 10 }, (_, j) => `big-${i}-${j}@example.com`)));
+    const answer = await batch(items);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toHaveLength(100);
+    expect(answer.body.data[99].emails.map((email: { contact: { email: string } }) => email.contact.email)).toEqual(
+      Array.from({ length: 10 }, (_, j) => `big-99-${j}@example.com`),
+    );
+    // The first workflows started wait for the batch's commit: their record is missing until then.
+    const rows = await settled(150_000);
+    expect([...rows.values()].filter((row) => row.status === 'SENT')).toHaveLength(1000);
+    for (const id of rows.keys()) expect(sentTo(id)).toHaveLength(1);
+  }, 180_000);
 
   it('performs a batch once per Idempotency-Key', async () => {
     const headers = { 'Idempotency-Key': `batch-${projectId}` };
