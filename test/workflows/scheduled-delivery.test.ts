@@ -53,17 +53,22 @@ describe('deliverEmail with scheduledAt', () => {
     throw new Error('the execution never started its timer');
   }
 
+  /** Starts the delivery of `email-1` scheduled `aheadMs` after the server's time; answers its handle and that time. */
+  async function startScheduled(taskQueue: string, aheadMs: number) {
+    const at = (await temporal.env.currentTimeMs()) + aheadMs;
+    const handle = await temporal.env.client.workflow.start(deliverEmail, {
+      workflowId: emailWorkflowId(randomUUID()),
+      taskQueue,
+      args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
+    });
+    return { handle, at };
+  }
+
   it('waits on a durable timer until scheduledAt, then releases and delivers the email; its history replays', async () => {
     const run = activities();
-    const workflowId = emailWorkflowId(randomUUID());
-    const { result, history, scheduledAt } = await temporal.withWorker(run.implementations, async (taskQueue) => {
-      const at = (await temporal.env.currentTimeMs()) + 3 * DAY_MS;
-      const handle = await temporal.env.client.workflow.start(deliverEmail, {
-        workflowId,
-        taskQueue,
-        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
-      });
-      return { result: await handle.result(), history: await handle.fetchHistory(), scheduledAt: at };
+    const { result, history, scheduledAt, workflowId } = await temporal.withWorker(run.implementations, async (taskQueue) => {
+      const { handle, at } = await startScheduled(taskQueue, 3 * DAY_MS);
+      return { result: await handle.result(), history: await handle.fetchHistory(), scheduledAt: at, workflowId: handle.workflowId };
     });
     expect(result).toBe('SENT');
     expect(run.names()).toEqual(['releaseScheduledEmail', 'deliver']);
@@ -75,12 +80,7 @@ describe('deliverEmail with scheduledAt', () => {
   it('marks the email CANCELLED and sends nothing when an operator cancels the execution while it waits', async () => {
     const run = activities();
     const outcome = await temporal.withWorker(run.implementations, async (taskQueue) => {
-      const at = (await temporal.env.currentTimeMs()) + 3 * DAY_MS;
-      const handle = await temporal.env.client.workflow.start(deliverEmail, {
-        workflowId: emailWorkflowId(randomUUID()),
-        taskQueue,
-        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
-      });
+      const { handle, at } = await startScheduled(taskQueue, 3 * DAY_MS);
       await sleeping(handle);
       await handle.cancel();
       return handle.result().then(
@@ -95,12 +95,7 @@ describe('deliverEmail with scheduledAt', () => {
   it('ends at once when signalled that the email was cancelled while it waits, leaving it CANCELLED', async () => {
     const run = activities();
     const result = await temporal.withWorker(run.implementations, async (taskQueue) => {
-      const at = (await temporal.env.currentTimeMs()) + 3 * DAY_MS;
-      const handle = await temporal.env.client.workflow.start(deliverEmail, {
-        workflowId: emailWorkflowId(randomUUID()),
-        taskQueue,
-        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
-      });
+      const { handle, at } = await startScheduled(taskQueue, 3 * DAY_MS);
       await sleeping(handle);
       await handle.signal(scheduledEmailCancelled);
       return { value: await handle.result(), at };
@@ -119,12 +114,7 @@ describe('deliverEmail with scheduledAt', () => {
       return new Promise<string>((resolve) => (finish = resolve));
     });
     const result = await temporal.withWorker(run.implementations, async (taskQueue) => {
-      const at = (await temporal.env.currentTimeMs()) + DAY_MS;
-      const handle = await temporal.env.client.workflow.start(deliverEmail, {
-        workflowId: emailWorkflowId(randomUUID()),
-        taskQueue,
-        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
-      });
+      const { handle, at } = await startScheduled(taskQueue, DAY_MS);
       // Awaiting the result lets the server skip to the time; the release then waits for `finish`.
       const result = handle.result();
       await started;
@@ -139,12 +129,7 @@ describe('deliverEmail with scheduledAt', () => {
   it.each(['CANCELLED', 'FAILED', 'MISSING'])('ends without delivering when the email is %s at its time', async (status) => {
     const run = activities(async () => status);
     const result = await temporal.withWorker(run.implementations, async (taskQueue) => {
-      const at = (await temporal.env.currentTimeMs()) + DAY_MS;
-      const handle = await temporal.env.client.workflow.start(deliverEmail, {
-        workflowId: emailWorkflowId(randomUUID()),
-        taskQueue,
-        args: ['email-1', { scheduledAt: new Date(at).toISOString() }],
-      });
+      const { handle, at } = await startScheduled(taskQueue, DAY_MS);
       return handle.result();
     });
     expect(result).toBe(status);
