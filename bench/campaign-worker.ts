@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/data-source';
 import { logger } from '../src/logger';
 import { routeTemporalLogs } from '../src/orchestration/logging';
-import { createWorker } from '../src/orchestration/worker';
+import { createWorkers, runWorkers } from '../src/orchestration/workers';
 
 const NO_WORKFLOW_CACHE = '--no-workflow-cache';
 const WORKFLOW_BUNDLE = '--workflow-bundle=';
@@ -50,16 +50,17 @@ async function main(): Promise<void> {
   logger.level = config.logLevel;
   const dataSource = await openDatabase(config.databaseUrl!);
   routeTemporalLogs();
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection: await NativeConnection.connect({ address: config.temporalAddress! }),
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     activities: createActivities(composeCore(config, dataSource, undefined)),
+    webhookConcurrency: config.webhookConcurrency,
     ...(process.argv.includes(NO_WORKFLOW_CACHE) ? { maxCachedWorkflows: 0 } : {}),
     workflowBundlePath: process.argv.find((arg) => arg.startsWith(WORKFLOW_BUNDLE))?.slice(WORKFLOW_BUNDLE.length),
   });
   reportMemory();
-  const running = worker.run();
+  const running = runWorkers(workers);
   report({ type: 'ready', rss: process.memoryUsage.rss() });
   await running;
 }

@@ -31,6 +31,8 @@ export interface Config {
   mailEventsVerifySns: boolean;
   dnsServers: string[];
   webhookAllowPrivate: boolean;
+  /** WEBHOOK_CONCURRENCY: webhook delivery attempts a worker process runs at once at most (on the webhook task queue). */
+  webhookConcurrency: number;
   rateLimitPerMinute: number;
   /** Requests per client address per minute to the sign-in and account-email endpoints of `/auth`. */
   authRateLimitPerMinute: number;
@@ -304,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     mailEventsVerifySns: bool(env, 'MAIL_EVENTS_VERIFY_SNS', false),
     dnsServers: hostPorts(env, 'DNS_SERVERS'),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 20, 1),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
     authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 300, 1),
     trustProxy: trustProxy(env),

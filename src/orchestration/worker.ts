@@ -14,12 +14,23 @@ export interface CreateWorkerOptions {
   workflowBundle?: WorkflowBundleMode;
   /** A prebuilt bundle at this path instead (a bench's, built in a process of its own). */
   workflowBundlePath?: string;
+  /** A bundle's code, already built in this process (one bundle for several workers). */
+  workflowBundleCode?: string;
+  /** Activities run at once at most (the SDK's default when unset). */
+  maxConcurrentActivityTaskExecutions?: number;
+  /** Local activities run at once at most (the SDK's default when unset). */
+  maxConcurrentLocalActivityExecutions?: number;
 }
 
 /** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now) and the given activities; call run() to poll. */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
-  const code = options.workflowBundlePath ? { workflowBundle: { codePath: options.workflowBundlePath } } : workflowCode(options.workflowBundle ?? 'auto');
-  logger.info('workflowBundle' in code ? `Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}` : 'Worker bundles the workflows at start');
+  const code = options.workflowBundleCode
+    ? { workflowBundle: { code: options.workflowBundleCode } }
+    : options.workflowBundlePath
+      ? { workflowBundle: { codePath: options.workflowBundlePath } }
+      : workflowCode(options.workflowBundle ?? 'auto');
+  if ('workflowsPath' in code) logger.info('Worker bundles the workflows at start');
+  else if ('codePath' in code.workflowBundle) logger.info(`Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}`);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -27,5 +38,7 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     ...code,
     activities: options.activities,
     ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
+    ...(options.maxConcurrentActivityTaskExecutions === undefined ? {} : { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }),
+    ...(options.maxConcurrentLocalActivityExecutions === undefined ? {} : { maxConcurrentLocalActivityExecutions: options.maxConcurrentLocalActivityExecutions }),
   });
 }

@@ -7,7 +7,7 @@ import { composeCore } from '../../src/composition';
 import type { EventDispatcher } from '../../src/events/dispatcher';
 import { logger } from '../../src/logger';
 import { routeTemporalLogs } from '../../src/orchestration/logging';
-import { createWorker } from '../../src/orchestration/worker';
+import { createWorkers, runWorkers, shutdownWorkers } from '../../src/orchestration/workers';
 
 /** The address of the Temporal test server the global setup started. */
 export function testTemporalAddress(): string {
@@ -32,7 +32,7 @@ export interface TestWorker {
   close(): Promise<void>;
 }
 
-/** Starts the real worker (workflows bundle and activities) on the configured task queue; `env` overrides configuration. */
+/** Starts the real workers (workflows bundle and activities) on the configured task queue and its webhook queue; `env` overrides configuration. */
 export async function startTestWorker(
   dataSource: DataSource,
   env: Record<string, string> = {},
@@ -43,18 +43,19 @@ export async function startTestWorker(
   logger.level = config.logLevel;
   const connection = await NativeConnection.connect({ address: testTemporalAddress() });
   const core = composeCore(config, dataSource, new Client({ connection, namespace: config.temporalNamespace }));
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     activities: createActivities(core),
+    webhookConcurrency: config.webhookConcurrency,
     ...options,
   });
-  const running = worker.run();
+  const running = runWorkers(workers);
   return {
     dispatcher: core.dispatcher,
     close: async () => {
-      worker.shutdown();
+      shutdownWorkers(workers);
       await running;
       await connection.close();
     },

@@ -22,15 +22,15 @@ export interface WebhookStack {
   close(): Promise<void>;
 }
 
-/** Starts the stack and the dispatch workflow. */
-export async function startWebhookStack(prefix: string, options: { worker: boolean } = { worker: true }): Promise<WebhookStack> {
+/** Starts the stack and the dispatch workflow; `options.env` adds configuration (WEBHOOK_CONCURRENCY). */
+export async function startWebhookStack(prefix: string, options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<WebhookStack> {
   const database = await createDatabaseOn(process.env.DATABASE_URL!, `herald_${prefix}`);
   await (await openDatabase(database.url, 1)).destroy();
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const env = { DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE: 'true' };
+  const env = { DATABASE_URL: database.url, TEMPORAL_TASK_QUEUE: taskQueue, WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env };
   const temporal = await connectTestTemporal();
   const api = await startApi({ env, temporal: temporal.client });
-  const worker: TestWorker | undefined = options.worker ? await startTestWorker(api.dataSource, env) : undefined;
+  const worker: TestWorker | undefined = options.worker !== false ? await startTestWorker(api.dataSource, env) : undefined;
   const dispatchId = `webhook-dispatch-${taskQueue}`;
   await ensureWebhookDispatch(temporal.client, taskQueue, dispatchId);
   return {
