@@ -13,13 +13,18 @@ function domainAndParents(domain: string): string[] {
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 }
 
+/** Whether the domain of `from` is a verified domain of the project or a subdomain of one. */
+export function isVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<boolean> {
+  return hasVerifiedDomain(manager, projectId, domainAndParents(domainOf(from)));
+}
+
 /**
  * Refuses (403, as SPEC "Errors" says) a `from` address whose domain is neither a
  * verified domain of the project nor a subdomain of one.
  */
 export async function assertVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<void> {
   const domain = domainOf(from);
-  if (!(await hasVerifiedDomain(manager, projectId, domainAndParents(domain)))) {
+  if (!(await isVerifiedSender(manager, projectId, from))) {
     throw new ApiError(
       403,
       'INTERNAL_SERVER_ERROR',

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { QueuedEmail } from '../campaigns/audience-queries';
 import { markSent } from '../campaigns/campaigns-queries';
 import type { Config } from '../config';
@@ -8,6 +8,7 @@ import type { Email, EmailStatus } from '../entities/email';
 import { MailEventApplier } from '../mail-events/mail-event-applier';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
+import { domainOf, isVerifiedSender } from '../domains/sender-check';
 import { disabledReason } from '../reputation/reputation-queries';
 import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
@@ -23,6 +24,7 @@ import {
   findEmail,
   isSuppressed,
   releaseScheduledEmail,
+  type ReleasedEmail,
   suppressQueuedEmail,
 } from './send-queries';
 
@@ -94,7 +96,8 @@ export class Delivery {
    * in one transaction; answers its status after (QUEUED: to deliver). The email already holds
    * its slot (it counted when it was scheduled), so the check adds nothing: only a project over
    * its cap now (the cap was lowered meanwhile) has the email marked FAILED with the reason,
-   * which frees the slot. A cancelled email stays CANCELLED; a retry after a release that
+   * which frees the slot; so has an email whose sender domain is no longer a verified domain of
+   * the project. A cancelled email stays CANCELLED; a retry after a release that
    * committed finds it QUEUED. Suppression is checked by `deliver`, as for any email.
    */
   async release(emailId: string): Promise<EmailStatus> {
@@ -105,18 +108,30 @@ export class Delivery {
         if (!current) throw new EmailNotFoundError(`email ${emailId} does not exist`);
         return current.status;
       }
-      try {
-        await assertWithinEmailLimit(tx.manager, email.projectId, 0);
-        return 'QUEUED';
-      } catch (err) {
-        if (!(err instanceof BillingLimitExceededError)) throw err;
-        const reason = `Not sent at its scheduled time: ${err.message}`;
+      const refusal = await this.refusalAtRelease(tx.manager, email);
+      if (refusal) {
+        const reason = `Not sent at its scheduled time: ${refusal}`;
         await failQueuedEmail(tx.manager, email.id, reason);
         await tx.record([this.event(email, 'email.failed', { reason })]);
         await emitEmailEvents(tx.manager, 'email.failed', [{ email, detail: { reason } }]);
         return 'FAILED';
       }
+      return 'QUEUED';
     });
+  }
+
+  /** Why a released scheduled email may not be sent now: the project is over its emails cap, or its sender domain is no longer verified. */
+  private async refusalAtRelease(manager: EntityManager, email: ReleasedEmail): Promise<string | undefined> {
+    try {
+      await assertWithinEmailLimit(manager, email.projectId, 0);
+    } catch (err) {
+      if (!(err instanceof BillingLimitExceededError)) throw err;
+      return err.message;
+    }
+    if (!(await isVerifiedSender(manager, email.projectId, email.from))) {
+      return `the sender domain ${domainOf(email.from)} is no longer a verified domain of this project`;
+    }
+    return undefined;
   }
 
   /** Marks a scheduled email CANCELLED (its delivery was cancelled while it waited) unless it was released already. */

@@ -8,6 +8,7 @@ const RESERVED: { pattern: RegExp; instead: string }[] = [
   { pattern: /^reply-to$/, instead: 'use the `reply` field' },
   { pattern: /^(return-path|message-id|date|mime-version|content-.*)$/, instead: 'Herald sets it on every message' },
   { pattern: /^list-unsubscribe.*$/, instead: 'Herald adds it to MARKETING mail, with the contact\'s own link' },
+  { pattern: /^x-ses-.*$/, instead: 'Herald chooses the SES configuration set and message tags, which carry its mail events' },
 ];
 
 /** Why a custom header may not be set, naming it and what to do instead; undefined when it may. */

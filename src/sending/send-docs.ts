@@ -13,7 +13,7 @@ const address = (what: string) =>
 /** The headers Herald writes itself or takes from other fields, in any case (src/sending/reserved-headers.ts). */
 const RESERVED_HEADER = `^(?:(?:${['to', 'cc', 'bcc', 'from', 'sender', 'reply-to', 'return-path', 'message-id', 'date', 'mime-version']
   .map(ignoringCase)
-  .join('|')})$|${ignoringCase('content-')}|${ignoringCase('list-unsubscribe')})`;
+  .join('|')})$|${ignoringCase('content-')}|${ignoringCase('list-unsubscribe')}|${ignoringCase('x-ses-')})`;
 
 /** What `scheduledAt` does, as Markdown (shared by `/v1/send` and `/v1/send/batch`). */
 const SCHEDULING = [
@@ -83,7 +83,7 @@ export const schemas: Record<string, Schema> = {
           },
           'Extra headers; names and values without CR/LF. Headers that name recipients or identity are refused with ' +
             '422 code `reserved_header` naming the header: `To`, `Cc`, `Bcc`, `From`, `Sender`, `Reply-To` (use `reply`), ' +
-            '`Return-Path`, `Message-ID`, `Date`, `MIME-Version`, `Content-*` and `List-Unsubscribe*`, in any case. ' +
+            '`Return-Path`, `Message-ID`, `Date`, `MIME-Version`, `Content-*`, `List-Unsubscribe*` and `X-SES-*`, in any case. ' +
             'Recipients come from `to` alone.',
         ),
         scheduledAt: described(

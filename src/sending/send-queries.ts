@@ -60,7 +60,7 @@ export async function claimQueuedEmails(manager: EntityManager, ids: string[]): 
 }
 
 /** The fields of a scheduled email that releasing it reads. */
-export type ReleasedEmail = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject' | 'toEmail' | 'templateId'>;
+export type ReleasedEmail = Pick<Email, 'id' | 'projectId' | 'contactId' | 'campaignId' | 'subject' | 'toEmail' | 'templateId' | 'from'>;
 
 /**
  * Moves a SCHEDULED email to QUEUED (the one row update that decides between its send and a
@@ -70,7 +70,7 @@ export async function releaseScheduledEmail(manager: EntityManager, id: string):
   const [rows]: [ReleasedEmail[], number] = await manager.query(
     `UPDATE emails SET status = 'QUEUED', updated_at = now() WHERE id = $1 AND status = 'SCHEDULED'
       RETURNING id, project_id AS "projectId", contact_id AS "contactId", campaign_id AS "campaignId", subject,
-                to_email AS "toEmail", template_id AS "templateId"`,
+                to_email AS "toEmail", template_id AS "templateId", "from"`,
     [id],
   );
   return rows[0];

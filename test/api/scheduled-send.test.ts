@@ -152,6 +152,16 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect(sentTo(sent.email)).toHaveLength(1);
   });
 
+  it('checks the sender domain again at the time: a domain removed meanwhile leaves the email FAILED with the reason, nothing sent', async () => {
+    const [email] = (await send({ to: 'domain-gone@example.com', scheduledAt: inAWhile() })).body.data.emails;
+    expect(email.status).toBe('SCHEDULED');
+    await api.dataSource.query('DELETE FROM domains WHERE project_id = $1', [projectId]);
+    expect(await closed(email.email)).toBe('FAILED');
+    expect((await row(email.email)).error).toMatch(/^Not sent at its scheduled time: the sender domain mail\..+ is no longer a verified domain of this project$/);
+    expect((await getEmail(email.email)).body.status).toBe('FAILED');
+    expect(sentTo(email.email)).toHaveLength(0);
+  });
+
   it('gives a cancelled email\'s slot under the emails cap back', async () => {
     expect((await owner.call('PUT', `/users/@me/projects/${projectId}/billing-limits`, { body: { emails: 1 } })).status).toBe(200);
     const [email] = (await send({ to: 'slot@example.com', scheduledAt: new Date(Date.now() + 60_000).toISOString() })).body.data.emails;

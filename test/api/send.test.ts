@@ -117,7 +117,7 @@ describe('POST /v1/send through SES', () => {
   });
 
   it('refuses custom headers that name recipients or identity with a 422 naming the header, and stores nothing', async () => {
-    const reserved = ['Bcc', 'cc', 'TO', 'From', 'sender', 'Reply-To', 'Return-Path', 'message-id', 'Date', 'MIME-Version', 'Content-Type', 'List-Unsubscribe', 'list-unsubscribe-post'];
+    const reserved = ['Bcc', 'cc', 'TO', 'From', 'sender', 'Reply-To', 'Return-Path', 'message-id', 'Date', 'MIME-Version', 'Content-Type', 'List-Unsubscribe', 'list-unsubscribe-post', 'X-SES-CONFIGURATION-SET', 'x-ses-message-tags'];
     for (const name of reserved) {
       const answer = await send({ to: 'a@example.com', subject: 'x', body: 'y', headers: { 'X-Fine': 'ok', [name]: 'victim@example.org' } });
       expect(answer.status).toBe(422);
