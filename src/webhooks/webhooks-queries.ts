@@ -233,20 +233,45 @@ export interface UnstartedDelivery {
   url: string;
 }
 
+/** Deliveries of one project one dispatch pass claims at most, so that one project's backlog holds no other back. */
+export const DISPATCH_PER_PROJECT = 50;
+
 /**
- * Locks up to `limit` deliveries whose workflow is not started yet, oldest first, skipping rows
- * another transaction holds; call in the transaction that marks them started.
+ * Locks up to `limit` deliveries whose workflow is not started yet, round-robin across projects:
+ * each project's oldest first, at most `perProject` of each, the first of every project before
+ * the second of any; rows another transaction holds are skipped. The projects with unstarted
+ * deliveries are found by a skip scan of the partial index (one probe per project), however
+ * long a backlog is. Call in the transaction that marks them started.
  */
-export async function claimUnstarted(manager: EntityManager, limit: number): Promise<UnstartedDelivery[]> {
+export async function claimUnstarted(manager: EntityManager, limit: number, perProject = DISPATCH_PER_PROJECT): Promise<UnstartedDelivery[]> {
   const rows: { id: string; endpoint_id: string; event_id: string; type: string; url: string }[] = await manager.query(
-    `SELECT d.id, d.endpoint_id, d.event_id, e.type, w.url
-       FROM webhook_deliveries d
+    `WITH RECURSIVE projects(project_id) AS (
+       (SELECT project_id FROM webhook_deliveries WHERE NOT started ORDER BY project_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT d.project_id FROM webhook_deliveries d
+                WHERE NOT d.started AND d.project_id > p.project_id ORDER BY d.project_id LIMIT 1)
+         FROM projects p WHERE p.project_id IS NOT NULL
+     ),
+     turns AS (
+       SELECT q.id, q.turn, q.created_at FROM projects p
+       CROSS JOIN LATERAL (
+         SELECT d.id, d.created_at, row_number() OVER (ORDER BY d.created_at, d.id) AS turn
+           FROM webhook_deliveries d
+          WHERE d.project_id = p.project_id AND NOT d.started
+          ORDER BY d.created_at, d.id LIMIT $2
+       ) q
+       WHERE p.project_id IS NOT NULL
+       ORDER BY q.turn, q.created_at, q.id LIMIT $1
+     )
+     SELECT d.id, d.endpoint_id, d.event_id, e.type, w.url
+       FROM turns t
+       JOIN webhook_deliveries d ON d.id = t.id
        JOIN webhook_events e ON e.id = d.event_id
        JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE NOT d.started
-      ORDER BY d.created_at, d.id LIMIT $1
+      ORDER BY t.turn, t.created_at, t.id
       FOR UPDATE OF d SKIP LOCKED`,
-    [limit],
+    [limit, perProject],
   );
   return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, eventType: row.type, url: row.url }));
 }
