@@ -18,6 +18,7 @@ import { DomainClaims1764641000000 } from './1764641000000-domain-claims';
 import { Webhooks1764700000000 } from './1764700000000-webhooks';
 import { ScheduledEmails1764710000000 } from './1764710000000-scheduled-emails';
 import { RelayParts1764720000000 } from './1764720000000-relay-parts';
+import { LiteralContents1764730000000 } from './1764730000000-literal-contents';
 import { WebhookFairDispatch1764740000000 } from './1764740000000-webhook-fair-dispatch';
 
 /** Every migration, oldest first. */
@@ -42,5 +43,6 @@ export const migrations = [
   Webhooks1764700000000,
   ScheduledEmails1764710000000,
   RelayParts1764720000000,
+  LiteralContents1764730000000,
   WebhookFairDispatch1764740000000,
 ];

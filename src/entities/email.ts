@@ -69,6 +69,8 @@ export class EmailContent {
   @Column({ type: 'text' }) body: string;
   /** A plain-text part sent as it is (SMTP relay messages); null: made from the rendered HTML. */
   @Column({ type: 'text', nullable: true }) text: string | null;
+  /** Subject and body sent exactly as written, never read as Liquid (SMTP relay messages). */
+  @Column({ type: 'boolean', default: false }) literal: boolean;
   @Column({ type: 'jsonb' }) headers: Record<string, string>;
   @Column({ type: 'jsonb' }) variables: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

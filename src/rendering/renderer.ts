@@ -172,9 +172,14 @@ export function renderTemplate(source: string, scope: Record<string, unknown>): 
   return renderPart(compilePart(source, 'body', TEXT), scope, 'body');
 }
 
+/** The plain-text alternative of an HTML body, as `renderEmail` makes it. */
+export function textOfHtml(html: string): string {
+  return htmlToText(html);
+}
+
 /** Renders an email for one recipient: the subject on one line, the HTML body and a plain-text alternative. */
 export async function renderEmail(compiled: CompiledEmail, scope: Record<string, unknown>): Promise<RenderedEmail> {
   const subject = renderPart(compiled.subject, scope, 'subject').replace(/\s*[\r\n]+\s*/g, ' ').trim();
   const html = renderPart(compiled.body, scope, 'body');
-  return { subject, html, text: htmlToText(html) };
+  return { subject, html, text: textOfHtml(html) };
 }

@@ -3,13 +3,17 @@ import type { Config } from '../config';
 import { contactLinks } from '../contacts/links';
 import type { Email } from '../entities/email';
 import type { OutgoingAttachment, OutgoingMessage } from '../mailer/types';
-import { buildScope, compileEmail, renderEmail } from '../rendering/renderer';
+import { buildScope, compileEmail, renderEmail, textOfHtml, type RenderedEmail } from '../rendering/renderer';
 
-/** The fields of an email record that composing its message reads, with its body (its own or its shared content's) and a text part to send as it is, if any. */
+/**
+ * The fields of an email record that composing its message reads, with its body (its own or
+ * its shared content's), a text part to send as it is, if any, and whether subject and body
+ * are sent exactly as written (`literal`, SMTP relay messages) instead of rendered as Liquid.
+ */
 export type ComposableEmail = Pick<
   Email,
   'id' | 'projectId' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'headers' | 'variables' | 'type'
-> & { body: string; text?: string | null };
+> & { body: string; text?: string | null; literal?: boolean };
 
 /** The contact an email goes to, as composing sees it. */
 export interface ComposableContact {
@@ -45,7 +49,9 @@ export async function composeMessage(
 ): Promise<OutgoingMessage> {
   const links = contact ? contactLinks(config, contact.id) : undefined;
   const scope = buildScope({ email: email.toEmail, data: contact?.data ?? {}, transient: email.variables, links });
-  const rendered = await renderEmail(compileEmail({ subject: email.subject, body: email.body }), scope);
+  const rendered: RenderedEmail = email.literal
+    ? { subject: email.subject, html: email.body, text: email.text ?? textOfHtml(email.body) }
+    : await renderEmail(compileEmail({ subject: email.subject, body: email.body }), scope);
   const message: OutgoingMessage = {
     from: formatAddress(email.from, email.fromName),
     to: [formatAddress(email.toEmail, email.toName)],

@@ -33,6 +33,8 @@ export interface SendRequest {
   attachments: SendAttachment[];
   /** A plain-text part sent as it is, instead of one made from the HTML; set by the SMTP relay, not a `/v1/send` field. */
   text?: string;
+  /** Subject and body sent exactly as written, never read as Liquid; set by the SMTP relay, not a `/v1/send` field. */
+  literal?: boolean;
   data: Record<string, unknown>;
   /** When to send; absent: at once. */
   scheduledAt?: Date;

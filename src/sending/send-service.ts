@@ -149,7 +149,8 @@ export class SendService {
     const subject = request.subject ?? template!.subject;
     if (!subject) throw validationError([{ field: 'subject', code: 'required', message: 'The template has no subject; send one' }]);
     try {
-      validateTemplate({ subject, body });
+      // Literal content (SMTP relay messages) is never read as Liquid, so there is no syntax to check.
+      if (!request.literal) validateTemplate({ subject, body });
     } catch (err) {
       if (!(err instanceof TemplateSyntaxError)) throw err;
       throw validationError([{ field: err.field ?? 'body', code: 'invalid_template', message: err.message }]);
@@ -175,7 +176,7 @@ export class SendService {
     const { patch } = message;
     const inputs = request.to.map((recipient) => ({ email: recipient.email, patch, subscribed: request.subscribed }));
     const contacts = await this.contacts.upsertMany(tx, projectId, inputs, false);
-    const contentId = await storeContent(tx.manager, projectId, { body: message.body, text: request.text, headers: request.headers, variables: patch.transient, attachments: request.attachments });
+    const contentId = await storeContent(tx.manager, projectId, { body: message.body, text: request.text, literal: request.literal, headers: request.headers, variables: patch.transient, attachments: request.attachments });
     const suppressed = await suppressedAmong(tx.manager, projectId, contacts.map((contact) => contact.email));
     const scheduledAt = request.scheduledAt ?? null;
     const emails = await insertEmails(

@@ -27,14 +27,6 @@ function mailboxes(addresses: Address[] | undefined): Mailbox[] {
   return (addresses ?? []).flatMap((address) => (address.group ? address.group : [address]));
 }
 
-/**
- * Text as Herald's renderer outputs it untouched: `{% raw %}` blocks, split wherever the text
- * holds `{%` (which is output by a tag of its own), so no part of it is read as Liquid.
- */
-export function verbatim(text: string): string {
-  return text.split('{%').map((part) => `{% raw %}${part}{% endraw %}`).join(`{{ '{%' }}`);
-}
-
 /** A plain-text body as HTML that shows it as written: escaped, line breaks and spacing kept. */
 function textAsHtml(text: string): string {
   return `<div style="white-space:pre-wrap">${escapeHtml(text)}</div>`;
@@ -66,7 +58,7 @@ async function parse(raw: Buffer): Promise<Email> {
  * parser, so that both front doors accept the same things. Recipients are the envelope's
  * (RCPT TO decides who receives: To, Cc and Bcc alike, each their own email record), with
  * the display names the headers give them; the sender is the From header (else MAIL FROM).
- * Subject and bodies are sent as written, never read as templates; the text part and
+ * Subject and bodies are sent exactly as written (`literal`: never read as Liquid); the text part and
  * inline images (by Content-ID) travel with the HTML.
  */
 export async function relayedMessage(raw: Buffer, envelope: SMTPServerEnvelope): Promise<RelayedMessage> {
@@ -102,8 +94,7 @@ export async function relayedMessage(raw: Buffer, envelope: SMTPServerEnvelope):
   return {
     request: {
       ...request,
-      subject: verbatim(request.subject!),
-      body: verbatim(request.body!),
+      literal: true,
       ...(text ? { text } : {}),
       attachments: request.attachments.map((attachment, i) => (cids[i] ? { ...attachment, cid: cids[i] } : attachment)),
     },

@@ -1,5 +1,6 @@
 import { EmailContents1764630000000 } from '../../migrations/1764630000000-email-contents';
 import { RelayParts1764720000000 } from '../../migrations/1764720000000-relay-parts';
+import { LiteralContents1764730000000 } from '../../migrations/1764730000000-literal-contents';
 import { Email } from '../../src/entities/email';
 import { loadParts } from '../../src/sending/email-contents-queries';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
@@ -12,10 +13,10 @@ describe('migration EmailContents', () => {
   });
   afterAll(() => database?.drop());
 
-  /** Runs EmailContents up or down, with the later migration that adds columns to its tables (RelayParts) around it. */
+  /** Runs EmailContents up or down, with the later migrations that add columns to its tables (RelayParts, LiteralContents) around it. */
   const migrate = async (step: 'up' | 'down') => {
     const runner = database.dataSource.createQueryRunner();
-    const steps = [new EmailContents1764630000000(), new RelayParts1764720000000()];
+    const steps = [new EmailContents1764630000000(), new RelayParts1764720000000(), new LiteralContents1764730000000()];
     try {
       for (const migration of step === 'up' ? steps : steps.reverse()) await migration[step](runner);
     } finally {

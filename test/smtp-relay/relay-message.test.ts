@@ -1,14 +1,23 @@
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SMTPServerEnvelope } from 'smtp-server';
-import { compileEmail, renderEmail } from '../../src/rendering/renderer';
-import { relayedMessage, verbatim } from '../../src/smtp-relay/relay-message';
+import { composeMessage } from '../../src/sending/compose';
+import type { SendRequest } from '../../src/sending/send-request';
+import { relayedMessage } from '../../src/smtp-relay/relay-message';
 
 const envelope = (from: string, to: string[]): SMTPServerEnvelope => ({
   mailFrom: { address: from, args: false },
   rcptTo: to.map((address) => ({ address, args: false })),
 });
 const compose = (options: Mail.Options) => new MailComposer(options).compile().build();
+/** The message delivery composes for a relayed request, with a contact whose data would fill any Liquid. */
+const delivered = (request: SendRequest) =>
+  composeMessage(
+    { tokenSecret: 'secret', publicUrl: 'http://localhost' },
+    { id: 'e', projectId: 'p', toEmail: 'a@example.com', toName: null, from: 'app@example.com', fromName: null, replyTo: null, subject: request.subject!, headers: {}, variables: {}, type: 'TRANSACTIONAL', body: request.body!, text: request.text, literal: request.literal },
+    { id: 'c', data: { name: 'N', total: 3, x: true } },
+    [],
+  );
 
 describe('relayedMessage: an SMTP message as a /v1/send request', () => {
   it('takes the recipients from the envelope (Bcc included), with the names the headers give them', async () => {
@@ -18,21 +27,22 @@ describe('relayedMessage: an SMTP message as a /v1/send request', () => {
     expect(request.from).toEqual({ email: 'app@example.com', name: 'App' });
   });
 
-  it('keeps subject and body as written: Liquid in them renders as itself', async () => {
-    const html = "<p>{{ name }} {% if x %} {{ '{%' }} {% endraw %}</p>";
-    const raw = await compose({ from: 'app@example.com', to: 'a@example.com', subject: 'Total {{ total }}', html });
+  it('keeps subject and body as written (literal, never read as Liquid): Liquid in them is sent as itself', async () => {
+    const html = "<p>{{ name }} {% if x %} {{ '{%' }} {% endraw %} {% raw %}</p>";
+    const raw = await compose({ from: 'app@example.com', to: 'a@example.com', subject: 'Total {{ total }} {% if', html });
     const { request } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
-    const rendered = await renderEmail(compileEmail({ subject: request.subject!, body: request.body! }), { name: 'N', total: 3 });
-    expect(rendered.subject).toBe('Total {{ total }}');
-    expect(rendered.html.trim()).toBe(html);
-    expect(verbatim('')).toBe('{% raw %}{% endraw %}');
+    expect(request).toMatchObject({ literal: true, subject: 'Total {{ total }} {% if' });
+    expect(request.body?.trim()).toBe(html);
+    const message = await delivered(request);
+    expect(message.subject).toBe('Total {{ total }} {% if');
+    expect(message.html.trim()).toBe(html);
   });
 
   it('shows a text-only message as written in its HTML part, escaped, and keeps the text part', async () => {
     const raw = await compose({ from: 'app@example.com', to: 'a@example.com', subject: 'Alert', text: 'disk <90%> full\n  at /var' });
     const { request } = await relayedMessage(raw, envelope('app@example.com', ['a@example.com']));
-    const rendered = await renderEmail(compileEmail({ subject: request.subject!, body: request.body! }), {});
-    expect(rendered.html).toContain('disk &lt;90%&gt; full\n  at /var');
+    const message = await delivered(request);
+    expect(message.html).toContain('disk &lt;90%&gt; full\n  at /var');
     expect((request as { text?: string }).text?.trim()).toBe('disk <90%> full\n  at /var');
   });
 
