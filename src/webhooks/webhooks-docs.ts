@@ -2,7 +2,7 @@ import { arrayOf, errorExample, jsonResponse, pathParam, schemaRef } from '../op
 import { cursorPageOf, dtoRef } from '../openapi/operations';
 import type { EndpointDoc, Tag } from '../openapi/types';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events';
-import { MAX_ENDPOINTS_PER_PROJECT } from './webhooks-queries';
+import { MAX_ENDPOINTS_PER_PROJECT, MAX_PENDING_TESTS } from './webhooks-queries';
 import { Webhook, WebhookDelivery } from './webhooks-dtos';
 
 export const tag: Tag = {
@@ -140,13 +140,23 @@ export const testWebhook: EndpointDoc = {
   description:
     'Records a `webhook.test` event for this endpoint alone, whatever it subscribes to, and delivers it like any ' +
     'other event (signed, retried); answers its delivery, `PENDING`. Follow it on the deliveries list. Its data: ' +
-    '`{ "webhookId": <id>, "message": ... }`.',
+    '`{ "webhookId": <id>, "message": ... }`. At most ' +
+    `${MAX_PENDING_TESTS} of an endpoint's test events wait for delivery at once (409 \`LIMIT_EXCEEDED\`).`,
   parameters: [webhookId],
   response: {
     status: 202,
     description: 'Recorded; the POST follows within about a second.',
     shape: WebhookDelivery,
     example: { ...exampleDelivery, eventType: 'webhook.test', status: 'PENDING', attempts: 0, lastStatusCode: null, deliveredAt: null },
+  },
+  errors: {
+    '409': jsonResponse(`${MAX_PENDING_TESTS} test events to this endpoint are not delivered yet (\`LIMIT_EXCEEDED\`).`, schemaRef('ErrorResponse'), {
+      example: errorExample(
+        409,
+        'LIMIT_EXCEEDED',
+        `This endpoint has ${MAX_PENDING_TESTS} test events not delivered yet; send another once one is delivered or failed (GET /webhooks/{id}/deliveries)`,
+      ),
+    }),
   },
 };
 

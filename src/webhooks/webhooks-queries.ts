@@ -41,6 +41,9 @@ export async function insertEvents(manager: EntityManager, projectId: string, ev
 /** The most endpoints a project may have. */
 export const MAX_ENDPOINTS_PER_PROJECT = 20;
 
+/** Test events of one endpoint that may wait for delivery at once (`POST /webhooks/{id}/test`). */
+export const MAX_PENDING_TESTS = 10;
+
 /** Days of failures without a success after which an endpoint is disabled. */
 export const DISABLE_AFTER_DAYS = 5;
 
@@ -139,6 +142,29 @@ export async function replaceSecret(manager: EntityManager, projectId: string, i
 export async function deleteEndpoint(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
   const [, deleted] = (await manager.query('DELETE FROM webhook_endpoints WHERE project_id = $1 AND id = $2', [projectId, id])) as [unknown, number];
   return deleted > 0;
+}
+
+/** Locks an endpoint of the project to the end of the transaction; false when the project has none with that id. */
+export async function lockEndpoint(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query('SELECT id FROM webhook_endpoints WHERE project_id = $1 AND id = $2 FOR UPDATE', [projectId, id]);
+  return rows.length > 0;
+}
+
+/**
+ * How many deliveries of `type` to an endpoint of the project are still PENDING, counted up to
+ * `cap`; only those recorded in the last 26 hours are looked at (an index range), as attempts
+ * end after 25.
+ */
+export async function countPendingOfType(manager: EntityManager, projectId: string, endpointId: string, type: string, cap: number): Promise<number> {
+  const [{ count }] = await manager.query(
+    `SELECT count(*)::int AS count FROM (
+       SELECT 1 FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+        WHERE d.endpoint_id = $2 AND d.project_id = $1 AND d.created_at > now() - interval '26 hours'
+          AND d.status = 'PENDING' AND e.type = $3
+        LIMIT $4) pending`,
+    [projectId, endpointId, type, cap],
+  );
+  return count;
 }
 
 /** Records an event of `type` for one endpoint of the project, whatever it subscribes to, with its delivery; answers the delivery. */

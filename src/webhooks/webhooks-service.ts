@@ -72,13 +72,23 @@ export class WebhooksService {
     return found(await queries.replaceSecret(this.dataSource.manager, projectId, id, newWebhookSecret()));
   }
 
-  /** Records a `webhook.test` event for this endpoint alone, delivered like any event; answers its delivery. */
+  /**
+   * Records a `webhook.test` event for this endpoint alone, delivered like any event; answers its
+   * delivery. 409 `LIMIT_EXCEEDED` while queries.MAX_PENDING_TESTS of its test events are undelivered
+   * (counted under the endpoint's row lock, so concurrent calls count right).
+   */
   async sendTest(projectId: string, id: string): Promise<queries.DeliveryRow> {
     return this.dataSource.transaction(async (manager) => {
-      const endpoint = found(await queries.projectEndpoint(manager, projectId, id));
-      return queries.insertEndpointEvent(manager, projectId, endpoint.id, {
+      if (!(await queries.lockEndpoint(manager, projectId, id))) throw notFound('Webhook endpoint');
+      if ((await queries.countPendingOfType(manager, projectId, id, WEBHOOK_TEST_EVENT, queries.MAX_PENDING_TESTS)) >= queries.MAX_PENDING_TESTS) {
+        throw conflict(
+          `This endpoint has ${queries.MAX_PENDING_TESTS} test events not delivered yet; send another once one is delivered or failed (GET /webhooks/{id}/deliveries)`,
+          'LIMIT_EXCEEDED',
+        );
+      }
+      return queries.insertEndpointEvent(manager, projectId, id, {
         type: WEBHOOK_TEST_EVENT,
-        data: { webhookId: endpoint.id, message: 'A test event sent with POST /webhooks/{id}/test' },
+        data: { webhookId: id, message: 'A test event sent with POST /webhooks/{id}/test' },
       });
     });
   }

@@ -135,6 +135,29 @@ describe('/webhooks', () => {
     expect((await client.get(`/webhooks/${other.id}/deliveries`, { key })).body.total).toBe(0);
   });
 
+  it('refuses a test event with 409 LIMIT_EXCEEDED while 10 of the endpoint\'s test events are undelivered, counted right under concurrent calls', async () => {
+    const { body: hook } = await create({ url: 'https://hooks.example.com/a', events: ['email.sent'] });
+    const { body: other } = await create({ url: 'https://hooks.example.com/b', events: ['*'] });
+    const answers = await Promise.all(Array.from({ length: 13 }, () => client.post(`/webhooks/${hook.id}/test`, undefined, { key })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(10).fill(202), ...Array(3).fill(409)]);
+    const refused = answers.find((answer) => answer.status === 409)!;
+    expect(refused.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', message: expect.stringContaining('10 test events not delivered yet') });
+    const pending = async (endpointId: string): Promise<number> =>
+      (await api.dataSource.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'PENDING'`, [endpointId]))[0].n;
+    expect(await pending(hook.id)).toBe(10);
+
+    // Other endpoints and other events are not held back; a delivered test frees a place.
+    expect((await client.post(`/webhooks/${other.id}/test`, undefined, { key })).status).toBe(202);
+    await emitWebhookEvents(api.dataSource.manager, projectId, [{ type: 'email.sent', data: {} }]);
+    expect(await pending(hook.id)).toBe(11);
+    expect((await client.post(`/webhooks/${hook.id}/test`, undefined, { key })).status).toBe(409);
+    await api.dataSource.query(
+      `UPDATE webhook_deliveries SET status = 'DELIVERED' WHERE id = (SELECT d.id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE d.endpoint_id = $1 AND e.type = 'webhook.test' LIMIT 1)`,
+      [hook.id],
+    );
+    expect((await client.post(`/webhooks/${hook.id}/test`, undefined, { key })).status).toBe(202);
+  });
+
   it('refuses loopback, private and link-local targets, by address or by name, with a 422 naming url', async () => {
     for (const url of ['http://127.0.0.1:8080/hook', 'http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://[::1]/hook', 'http://localhost:3000/hook']) {
       const refused = await create({ url, events: ['*'] });
