@@ -20,4 +20,6 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 
 EXPOSE 3000
+# The SMTP relay, when SMTP_RELAY_PORT is set (the development default).
+EXPOSE 2587
 CMD ["npm", "run", "start:api"]

@@ -52,15 +52,74 @@ export async function projectOfKey(dataSource: DataSource, secretKey: string): P
   return { id: match.projectId, name: match.projectName, secretKey };
 }
 
+/** Client addresses whose failures one process remembers; past it the oldest is forgotten (the database still counts it). */
+const REMEMBERED_ADDRESSES = 10_000;
+
 /**
- * Authenticates `herald` with a secret key. Each attempt from a client address is counted
- * first (20 failures in 15 minutes, then 454 until the window moves) and given back when
- * it succeeds, so guessing is slow across connections and processes.
+ * Failed AUTH attempts per client address as this process saw them, and addresses the shared
+ * budget refused until a time: an address over its budget is refused from memory, so its
+ * attempts cost no database writes.
  */
-export async function authenticate(dataSource: DataSource, remoteAddress: string, username: string, password: string): Promise<RelayProject | SmtpReply> {
-  const attempt = await take(dataSource, FAILED_AUTH, clientAddress(remoteAddress));
-  if (!attempt.taken) return smtpReply(454, `Too many failed authentications from this address; try again in ${attempt.retryAfter} seconds`);
+export class LocalAuthFailures {
+  private readonly failures = new Map<string, number[]>();
+  private readonly blocked = new Map<string, number>();
+
+  /** Seconds until an address may try again (0: it may now). */
+  retryAfter(address: string, now = Date.now()): number {
+    const until = this.blocked.get(address) ?? 0;
+    if (until > now) return Math.ceil((until - now) / 1000);
+    this.blocked.delete(address);
+    const recent = this.recent(address, now);
+    if (recent.length < FAILED_AUTH.limit) return 0;
+    return Math.max(1, Math.ceil((recent[0] + FAILED_AUTH.seconds * 1000 - now) / 1000));
+  }
+
+  /** Counts a failed attempt. */
+  failed(address: string, now = Date.now()): void {
+    this.remember(this.failures, address, [...this.recent(address, now), now].slice(-FAILED_AUTH.limit));
+  }
+
+  /** Refuses an address for `seconds` (the shared budget said so). */
+  block(address: string, seconds: number, now = Date.now()): void {
+    this.remember(this.blocked, address, now + seconds * 1000);
+  }
+
+  private recent(address: string, now: number): number[] {
+    return (this.failures.get(address) ?? []).filter((at) => at > now - FAILED_AUTH.seconds * 1000);
+  }
+
+  private remember<T>(map: Map<string, T>, address: string, value: T): void {
+    map.delete(address);
+    map.set(address, value);
+    if (map.size > REMEMBERED_ADDRESSES) map.delete(map.keys().next().value!);
+  }
+}
+
+const tooMany = (seconds: number) => smtpReply(454, `Too many failed authentications from this address; try again in ${seconds} seconds`);
+
+/**
+ * Authenticates `herald` with a secret key. An address this process saw over its budget is
+ * refused at once (`local`); otherwise each attempt is counted first in the shared budget
+ * (20 failures in 15 minutes, then 454 until the window moves) and given back when it
+ * succeeds, so guessing is slow across connections and processes.
+ */
+export async function authenticate(
+  dataSource: DataSource,
+  remoteAddress: string,
+  username: string,
+  password: string,
+  local: LocalAuthFailures = new LocalAuthFailures(),
+): Promise<RelayProject | SmtpReply> {
+  const address = clientAddress(remoteAddress);
+  const wait = local.retryAfter(address);
+  if (wait > 0) return tooMany(wait);
+  const attempt = await take(dataSource, FAILED_AUTH, address);
+  if (!attempt.taken) {
+    local.block(address, attempt.retryAfter);
+    return tooMany(attempt.retryAfter);
+  }
   const project = username === RELAY_USERNAME ? await projectOfKey(dataSource, password) : invalid();
-  if (!(project instanceof Error)) await attempt.giveBack();
+  if (project instanceof Error) local.failed(address);
+  else await attempt.giveBack();
   return project;
 }

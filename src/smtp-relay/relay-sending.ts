@@ -18,7 +18,7 @@ function acceptedText(sent: SentRecipient[]): string {
 
 /**
  * Hands a received message to the `/v1/send` path for a project: the project's rate limit
- * (the bucket `/v1/send` counts in), the same validation and the same SendService. An
+ * (the bucket `/v1/send` counts in, counted at MAIL FROM by `admit`), the same validation and the same SendService. An
  * `Idempotency-Key` header is claimed in the project's idempotency store inside the send's
  * own transaction, so a message whose send did not commit (refused, or the process killed)
  * keeps its key free for the client's retry, and a key used before is accepted without
@@ -32,10 +32,17 @@ export class RelaySending {
     private readonly idempotencyTtlHours: number,
   ) {}
 
-  /** Sends one message; answers the 250 text, or throws the SMTP reply that refuses it. */
-  async accept(project: RelayProject, raw: Buffer, envelope: SMTPServerEnvelope): Promise<string> {
+  /**
+   * Counts one message in the project's rate limit (the bucket `/v1/send` counts in) at its
+   * MAIL FROM, before any of it is read; past the limit, throws 451.
+   */
+  async admit(project: RelayProject): Promise<void> {
     const counted = await this.limiter.count(projectBucket(project.id));
     if (counted.limited) throw tryLater(`Rate limit of ${counted.limit} requests per minute exceeded; try again in ${counted.reset} seconds`);
+  }
+
+  /** Sends one message the project was admitted for; answers the 250 text, or throws the SMTP reply that refuses it. */
+  async accept(project: RelayProject, raw: Buffer, envelope: SMTPServerEnvelope): Promise<string> {
     let sent: SentRecipient[] | undefined;
     try {
       const { request, idempotencyKey } = await relayedMessage(raw, envelope);

@@ -4,6 +4,8 @@ import type { Config } from '../config';
 import { logger } from '../logger';
 import { WindowLimiter } from '../rate-limits/window-limiter';
 import { StartupError } from '../runtime/startup-error';
+import { ByteBudget } from './relay-budget';
+import { relayTuning, type RelayTuning } from './relay-limits';
 import { createRelayServer } from './relay-server';
 import { RelaySending } from './relay-sending';
 import { tlsMaterial } from './relay-tls';
@@ -17,6 +19,8 @@ const CLIENT_HANGUPS = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 /** A listening relay. */
 export interface RunningRelay {
   port: number;
+  /** Message bytes the relay holds in memory now. */
+  bytesInFlight(): number;
   close(): Promise<void>;
 }
 
@@ -28,12 +32,15 @@ export function relayPort(config: Config, fallback?: number): number | undefined
 
 /**
  * Starts the SMTP relay on a port (0: any free one) beside whatever else the process runs,
- * sending through the same services as the API. A port in use stops start-up with one line.
+ * sending through the same services as the API, within relay-limits' time and memory limits
+ * (`overrides`: others). A port in use stops start-up with one line.
  */
-export async function startSmtpRelay(core: AppDeps, port: number): Promise<RunningRelay> {
+export async function startSmtpRelay(core: AppDeps, port: number, overrides: Partial<RelayTuning> = {}): Promise<RunningRelay> {
   const { config, dataSource } = core;
+  const tuning = relayTuning(overrides);
+  const budget = new ByteBudget(tuning.bytesInFlight);
   const sending = new RelaySending(dataSource, createServices(core).send, new WindowLimiter(dataSource, config.rateLimitPerMinute), config.idempotencyTtlHours);
-  const server = createRelayServer({ dataSource, sending, tls: await tlsMaterial(config.smtpRelay, config.dataDir), allowInsecure: config.smtpRelay.allowInsecure });
+  const server = createRelayServer({ dataSource, sending, tls: await tlsMaterial(config.smtpRelay, config.dataDir), allowInsecure: config.smtpRelay.allowInsecure, tuning, budget });
   await new Promise<void>((resolve, reject) => {
     const refused = (err: NodeJS.ErrnoException) => {
       const cause = err.code === 'EADDRINUSE' ? `port ${port} is already in use` : err.code === 'EACCES' ? `no permission to listen on port ${port}` : err.message;
@@ -49,5 +56,5 @@ export async function startSmtpRelay(core: AppDeps, port: number): Promise<Runni
   });
   const listening = (server.server.address() as AddressInfo).port;
   logger.info(`Herald SMTP relay listening on port ${listening}`);
-  return { port: listening, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { port: listening, bytesInFlight: () => budget.inFlight, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
@@ -31,19 +32,22 @@ export async function startRelayStack(env: Record<string, string>): Promise<Rela
   };
 }
 
-/** How a test connects: in clear (no STARTTLS), trusting another certificate, one kept connection, another username. */
+/** How a test connects: in clear (no STARTTLS), trusting another certificate, one kept connection, another username, from and to other local addresses. */
 export interface TransportOptions {
   plain?: boolean;
   ca?: string;
   pool?: boolean;
   user?: string;
+  host?: string;
+  localAddress?: string;
 }
 
 /** A nodemailer transport to the relay with `password`, trusting the relay's certificate; STARTTLS is required unless `plain`. */
 export function relayTransport(stack: RelayStack, password: string, options: TransportOptions = {}) {
   const transport: SMTPTransport.Options = {
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
     port: stack.relay.port,
+    ...(options.localAddress ? { localAddress: options.localAddress } : {}),
     secure: false,
     auth: { user: options.user ?? 'herald', pass: password },
     ...(options.plain ? { ignoreTLS: true } : { requireTLS: true, tls: { ca: options.ca ?? stack.certificate, servername: 'localhost' } }),
@@ -61,4 +65,68 @@ export async function replyCode(send: Promise<unknown>): Promise<number> {
     if (code === undefined) throw err;
     return code;
   }
+}
+
+/** An SMTP conversation over a bare socket, for what a client library would not do (trickle bytes, stop mid-message). */
+export interface RawSmtp {
+  /** The next whole reply (every line of a multi-line one); what is left once the server closed. */
+  reply(): Promise<string>;
+  /** Writes a command line and answers its reply. */
+  say(line: string): Promise<string>;
+  write(data: string | Buffer): void;
+  /** Settles once the server closed the connection. */
+  closed: Promise<void>;
+  close(): void;
+}
+
+/** Opens a bare SMTP connection to `port` (from `localAddress` if given). */
+export function rawSmtp(port: number, host = '127.0.0.1', localAddress?: string): RawSmtp {
+  const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
+  socket.setEncoding('latin1');
+  socket.on('error', () => undefined);
+  let buffer = '';
+  let ended = false;
+  let wake: (() => void) | undefined;
+  socket.on('data', (data: string) => {
+    buffer += data;
+    wake?.();
+  });
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      ended = true;
+      wake?.();
+      resolve();
+    }),
+  );
+  const reply = async (): Promise<string> => {
+    for (;;) {
+      const last = /^\d{3} [^\r\n]*\r\n/m.exec(buffer);
+      if (last || ended) {
+        const text = last ? buffer.slice(0, last.index + last[0].length) : buffer;
+        buffer = buffer.slice(text.length);
+        return text;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  const write = (data: string | Buffer) => {
+    if (!socket.destroyed) socket.write(data);
+  };
+  return {
+    reply,
+    say: (line) => (write(`${line}\r\n`), reply()),
+    write,
+    closed,
+    close: () => socket.destroy(),
+  };
+}
+
+/** Opens a bare connection and authenticates it in clear (loopback) as herald with `key`; answers it with the AUTH reply. */
+export async function rawAuthenticated(port: number, key: string): Promise<{ smtp: RawSmtp; greeting: string; auth: string }> {
+  const smtp = rawSmtp(port);
+  const greeting = await smtp.reply();
+  if (!greeting.startsWith('220 ')) return { smtp, greeting, auth: '' };
+  await smtp.say('EHLO test.example');
+  const auth = await smtp.say(`AUTH PLAIN ${Buffer.from(`\0herald\0${key}`).toString('base64')}`);
+  return { smtp, greeting, auth };
 }
