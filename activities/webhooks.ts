@@ -16,11 +16,12 @@ export function createWebhookActivities(deps: { dataSource: DataSource; config: 
   const sender = new WebhookSender(deps.dataSource, { allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS });
   return {
     /**
-     * One attempt of a delivery; throws a retryable failure when the endpoint did not answer 2xx,
+     * One attempt of a delivery, numbered `before` + Temporal's attempt (attempts made before this
+     * activity, as a local one); throws a retryable failure when the endpoint did not answer 2xx,
      * so that Temporal's retry policy spaces the attempts. Answers how the delivery ended otherwise.
      */
-    async deliverWebhook(input: WebhookDeliveryInput): Promise<'DELIVERED' | 'FAILED' | 'GONE'> {
-      const outcome = await sender.attempt(input.deliveryId, Context.current().info.attempt);
+    async deliverWebhook(input: WebhookDeliveryInput, before = 0): Promise<'DELIVERED' | 'FAILED' | 'GONE'> {
+      const outcome = await sender.attempt(input.deliveryId, before + Context.current().info.attempt);
       if ('retry' in outcome) throw ApplicationFailure.retryable(outcome.retry, WEBHOOK_ATTEMPT_FAILED);
       return outcome.done;
     },

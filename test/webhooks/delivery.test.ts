@@ -60,6 +60,35 @@ describe('webhookDelivery workflow', () => {
     expect(await deliveryState(dataSource, subject.deliveryId)).toMatchObject({ status: 'DELIVERED', attempts: 1, last_status_code: 200, last_error: null });
   });
 
+  /** What a finished execution's history holds: its workflow tasks, local activity markers, activities scheduled and timers. */
+  async function historyOf(workflowId: string) {
+    const { events } = await temporal.env.client.workflow.getHandle(workflowId).fetchHistory();
+    const count = (has: (event: NonNullable<typeof events>[number]) => unknown) => (events ?? []).filter((event) => has(event)).length;
+    return {
+      workflowTasks: count((event) => event.workflowTaskCompletedEventAttributes),
+      localActivities: count((event) => event.markerRecordedEventAttributes),
+      activities: count((event) => event.activityTaskScheduledEventAttributes),
+      timers: count((event) => event.timerStartedEventAttributes),
+    };
+  }
+
+  it('makes a first attempt that succeeds in one workflow task, by a local activity', async () => {
+    const subject = await oneDelivery([]);
+    const workflowId = webhookDeliveryWorkflowId(subject.endpointId, subject.eventId);
+    expect(await run(subject.deliveryId, workflowId)).toBe('DELIVERED');
+    expect(await historyOf(workflowId)).toEqual({ workflowTasks: 1, localActivities: 1, activities: 0, timers: 0 });
+    expect(await deliveryState(dataSource, subject.deliveryId)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+  });
+
+  it('falls back to the retried activity 5 s after a failed first attempt, numbering its attempts on from 2', async () => {
+    const subject = await oneDelivery([503]);
+    const workflowId = webhookDeliveryWorkflowId(subject.endpointId, subject.eventId);
+    expect(await run(subject.deliveryId, workflowId)).toBe('DELIVERED');
+    expect(await historyOf(workflowId)).toMatchObject({ localActivities: 1, activities: 1, timers: 1 });
+    expect(subject.hooks()).toHaveLength(2);
+    expect(await deliveryState(dataSource, subject.deliveryId)).toMatchObject({ status: 'DELIVERED', attempts: 2, last_status_code: 200 });
+  });
+
   it('retries after 5xx answers and a timeout with the same webhook-id and body, then records the delivery', async () => {
     const subject = await oneDelivery([500, 'hang', 503]);
     await dataSource.query(`UPDATE webhook_endpoints SET failing_since = now() - interval '1 day' WHERE id = $1`, [subject.endpointId]);
