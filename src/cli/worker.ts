@@ -9,6 +9,7 @@ import { ensureDomainCheckSchedule } from '../orchestration/domain-check';
 import { ensureEventRedelivery } from '../orchestration/event-redelivery';
 import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
+import { webhookTaskQueue } from '../orchestration/task-queues';
 import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
@@ -30,5 +31,5 @@ runMain('Herald worker', async (shutdown) => {
   await ensureWebhookDispatch(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
-  logger.info(`Herald worker polling task queue "${config.taskQueue}"`);
+  logger.info(`Herald worker polling task queues "${config.taskQueue}" and "${webhookTaskQueue(config.taskQueue)}" (event webhooks)`);
 });
