@@ -160,17 +160,18 @@ interface QueuedEmailRow {
 }
 
 /**
- * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`], in
- * contact id order: those of a page just queued, or left over by an attempt that stopped part
- * way. One query loads each with its contact's data and whether it is suppressed.
+ * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`] (no
+ * upper bound when `lastContactId` is null), in contact id order: those of a page just queued,
+ * or left over by an attempt that stopped part way. One query loads each with its contact's
+ * data and whether it is suppressed.
  */
-export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string): Promise<QueuedEmail[]> {
+export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string | null): Promise<QueuedEmail[]> {
   const rows: QueuedEmailRow[] = await manager.query(
     `SELECT e.id, e.project_id, e.campaign_id, e.contact_id, c.data AS contact_data, e.to_email, e.to_name, e."from", e.from_name, e.reply_to,
             e.subject, e.body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
             ${hasEndpointSql('(SELECT project_id FROM campaigns WHERE id = $1)')} AS hooked
        FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
-      WHERE e.campaign_id = $1 AND e.status = 'QUEUED' AND e.contact_id <= $2 AND ($3::uuid IS NULL OR e.contact_id > $3::uuid)
+      WHERE e.campaign_id = $1 AND e.status = 'QUEUED' AND ($2::uuid IS NULL OR e.contact_id <= $2::uuid) AND ($3::uuid IS NULL OR e.contact_id > $3::uuid)
       ORDER BY e.contact_id`,
     [campaignId, lastContactId, afterContactId],
   );

@@ -97,7 +97,9 @@ export class CampaignRunner {
       const lastContactId = page.length > 0 ? page[page.length - 1] : null;
       const allowed = await this.withinEmailLimit(manager, campaign, page);
       await queueEmails(manager, campaign, allowed.contactIds);
-      const emails = lastContactId ? await queuedEmails(manager, campaign.id, request.afterContactId, lastContactId) : [];
+      // The last page (shorter than a batch) also takes the queued emails beyond it: those of
+      // contacts who left the audience (suppressed meanwhile) after an earlier attempt queued them.
+      const emails = await queuedEmails(manager, campaign.id, request.afterContactId, page.length < request.batchSize ? null : lastContactId);
       return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
     if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };

@@ -1,10 +1,23 @@
-/** Polls `read` every 100 ms until `done` accepts what it answers, and answers that; throws after `timeoutMs`, naming `what`. */
+/**
+ * Polls `read` every 100 ms until `done` accepts what it answers, and answers that; throws after
+ * `timeoutMs`, naming `what`. A read that throws (a server restarting, a connection reset) is
+ * tried again until the deadline, then its error is thrown.
+ */
 export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what = 'a condition', timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(value)}`);
+    let last: { value: T } | { error: unknown };
+    try {
+      const value = await read();
+      if (done(value)) return value;
+      last = { value };
+    } catch (error) {
+      last = { error };
+    }
+    if (Date.now() > deadline) {
+      if ('error' in last) throw last.error;
+      throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last.value)}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
