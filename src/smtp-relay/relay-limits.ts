@@ -14,8 +14,11 @@ export const MAX_COMMAND_BYTES = 4096;
 export const AUTH_DEADLINE_MS = 30_000;
 /** The longest a connection may last, messages included. */
 export const MAX_SESSION_MS = 10 * 60_000;
-/** Connections one client address may hold at once before they authenticate (fewer than MAX_CONNECTIONS_PER_ADDRESS). */
-export const MAX_UNAUTHENTICATED_PER_ADDRESS = 5;
+/**
+ * Connections one client address may hold at once before they authenticate (fewer than
+ * MAX_CONNECTIONS_PER_ADDRESS): an application may open a pool of 10 at once.
+ */
+export const MAX_UNAUTHENTICATED_PER_ADDRESS = 10;
 /** Message bytes the process holds at once across every connection; past it new messages get 452. */
 export const MAX_BYTES_IN_FLIGHT = 256 * 1024 * 1024;
 
