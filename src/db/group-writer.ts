@@ -2,33 +2,51 @@
  * Runs a write for many callers, one write at a time, in groups: an item added while a write
  * runs joins the next write, which starts as soon as that one ends; an item added while none
  * runs is written at once. So an item never waits for more than the write before its own, and
- * items that arrive together share one statement or transaction. `add` answers the item's own
- * result (`write` answers one per item, in order), or throws its group's error.
+ * items that arrive together share one statement or transaction. A write may call `committed`
+ * to let the next group's write begin before it ends (a transaction that committed and still
+ * has after-commit work, such as dispatching its events), so transactions still commit one at
+ * a time, in order; the write's end counts as `committed` when it did not call it. `add`
+ * answers the item's own result (`write` answers one per item, in order), or throws its
+ * group's error.
  */
 export class GroupWriter<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
   private writing = false;
 
-  constructor(private readonly write: (items: T[]) => Promise<R[]>) {}
+  constructor(private readonly write: (items: T[], committed: () => void) => Promise<R[]>) {}
 
   add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.writing) void this.drain();
+      if (!this.writing) this.next();
     });
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    while (this.pending.length > 0) {
-      const group = this.pending.splice(0);
-      try {
-        const results = await this.write(group.map((entry) => entry.item));
-        group.forEach((entry, i) => entry.resolve(results[i]));
-      } catch (err) {
-        for (const entry of group) entry.reject(err);
-      }
+  /** Starts the write of the pending items, unless none is pending. */
+  private next(): void {
+    const group = this.pending.splice(0);
+    this.writing = group.length > 0;
+    if (!this.writing) return;
+    let released = false;
+    const committed = () => {
+      if (released) return;
+      released = true;
+      this.next();
+    };
+    void this.run(group, committed);
+  }
+
+  /** Writes one group and answers its items; the next group starts at `committed` or at the end. */
+  private async run(group: typeof this.pending, committed: () => void): Promise<void> {
+    try {
+      const results = await this.write(
+        group.map((entry) => entry.item),
+        committed,
+      );
+      group.forEach((entry, i) => entry.resolve(results[i]));
+    } catch (err) {
+      for (const entry of group) entry.reject(err);
     }
-    this.writing = false;
+    committed();
   }
 }

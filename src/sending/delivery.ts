@@ -14,7 +14,6 @@ import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
 import { loadParts } from './email-contents-queries';
 import { GroupWriter } from '../db/group-writer';
-import { CommitOrderedWriter } from './commit-ordered-writer';
 import { emitEmailEvents, type HookedEmail } from '../webhooks/email-webhooks';
 import {
   cancelScheduledEmail,
@@ -149,7 +148,7 @@ export class Delivery {
    */
   batchWrites(): SendWrites {
     const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds));
-    const records = new CommitOrderedWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed));
+    const records = new GroupWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed));
     return { claim: (emailId) => claims.add(emailId), record: (accepted) => records.add(accepted) };
   }
 

@@ -14,6 +14,13 @@ function manualWrite() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A promise with its resolve, to hold a write at a chosen point. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 describe('GroupWriter', () => {
   it('writes an item at once when no write runs, and answers its own result', async () => {
     const { groups, write, finish } = manualWrite();
@@ -51,5 +58,60 @@ describe('GroupWriter', () => {
     expect(groups).toEqual([[1], [2]]);
     finish();
     await expect(second).resolves.toBe('done 2');
+  });
+
+  it('begins the next group once a write calls committed, before that write ends, still one commit at a time', async () => {
+    const groups: number[][] = [];
+    const commits = [gate(), gate(), gate()];
+    const afterCommits = [gate(), gate(), gate()];
+    const writer = new GroupWriter(async (items: number[], committed: () => void) => {
+      const n = groups.push(items) - 1;
+      await commits[n].promise;
+      committed();
+      committed();
+      await afterCommits[n].promise;
+      return items.map((item) => item * 10);
+    });
+    const first = writer.add(1);
+    const second = [writer.add(2), writer.add(3)];
+    await tick();
+    expect(groups).toEqual([[1]]);
+    commits[0].open();
+    await tick();
+    // The first group committed but its after-commit work runs: the second group's write runs.
+    expect(groups).toEqual([[1], [2, 3]]);
+    const third = writer.add(4);
+    await tick();
+    // The second group has not committed: the third waits, though the first group has ended.
+    afterCommits[0].open();
+    expect(await first).toBe(10);
+    await tick();
+    expect(groups).toHaveLength(2);
+    commits[1].open();
+    afterCommits[1].open();
+    expect(await Promise.all(second)).toEqual([20, 30]);
+    commits[2].open();
+    afterCommits[2].open();
+    expect(await third).toBe(40);
+    expect(groups).toEqual([[1], [2, 3], [4]]);
+  });
+
+  it('fails a group that committed early with its error, and the groups after it still run', async () => {
+    const groups: string[][] = [];
+    const writer = new GroupWriter(async (items: string[], committed: () => void) => {
+      groups.push(items);
+      await tick();
+      committed();
+      if (items.includes('bad')) throw new Error('after-commit work failed');
+      return items.map((item) => item.toUpperCase());
+    });
+    const results = await Promise.allSettled([writer.add('ok'), writer.add('bad'), writer.add('also'), new Promise((resolve) => setTimeout(resolve, 5)).then(() => writer.add('later'))]);
+    expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual([
+      'OK',
+      'after-commit work failed',
+      'after-commit work failed',
+      'LATER',
+    ]);
+    expect(groups).toEqual([['ok'], ['bad', 'also'], ['later']]);
   });
 });
