@@ -12,7 +12,8 @@
  * never sends (Temporal is not started here, so no execution starts, but every event is checked
  * against the triggers and the contacts' waiting executions).
  *
- * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run.
+ * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run;
+ * BENCH_CPU_PROFILE=<dir> writes each server's V8 CPU profile there (`--cpu-prof`).
  */
 import { composeCore } from '../src/composition';
 import autocannon from 'autocannon';
@@ -40,6 +41,7 @@ const PLANS = ['free', 'pro', 'team'];
 /** Both servers get the API's default pool size, so they compete for Postgres on equal terms. */
 const POOL_SIZE = 10;
 const AIM = 0.5;
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 
 type Role = 'herald' | 'baseline';
 
@@ -136,7 +138,8 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 
 /** Forks this file as the requested server and waits until it listens. */
 async function startServer(request: ServeRequest): Promise<Server> {
-  const child = fork(__filename, ['serve'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(CPU_PROFILE_DIR, request.role)}`] : [];
+  const child = fork(__filename, ['serve'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...process.execArgv, ...profile] });
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`${request.role} server exited with code ${code} before listening`))),
   );

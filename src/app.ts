@@ -1,42 +1,30 @@
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
-import { pinoHttp } from 'pino-http';
-import { logger } from './logger';
 import { Cursors } from './http/cursors';
 import { errorHandler, unknownRoute } from './http/middleware/error-handler';
 import { plainQuery } from './http/middleware/plain-query';
 import { requestId } from './http/middleware/request-id';
+import { accessLog } from './http/middleware/access-log';
 import { docsRouter } from './openapi/docs-routes';
 import { outboxRoutes } from './mailer/outbox-routes';
-import { createServices, type AppDeps } from './composition';
+import { createServices, type AppDeps, type Services } from './composition';
 import { mountRoutes } from './http/mount';
 import { ROUTE_TABLES } from './route-tables';
 
 /**
  * Builds the Express app: shared middleware, the API reference, every feature's route table
  * (each endpoint behind the credential it states, authenticated before its body is read),
- * then the one error middleware.
+ * then the one error middleware; `services`: those the process already built, to share them (with the SMTP relay).
  */
-export function createApp(deps: AppDeps): Express {
+export function createApp(deps: AppDeps, services: Services = createServices(deps)): Express {
   const { config, dataSource } = deps;
-  const services = createServices(deps);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'extended');
 
   app.use(requestId);
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (req) => (req as express.Request).id,
-      quietReqLogger: true,
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url.replace(/([?&](?:secret|code|state)=)[^&]*/g, '$1[redacted]') }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
+  app.use(accessLog(app));
   app.use(cookieParser());
   app.use(plainQuery);
   const cursors = new Cursors(config.tokenSecret);

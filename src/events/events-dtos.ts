@@ -1,4 +1,4 @@
-import { Equals, IsBoolean, IsEmail, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Equals, IsBoolean, IsEmail, isEmail, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { Type } from 'class-transformer';
 import { IsDateTime, Nullable } from '../http/validate';
@@ -29,6 +29,29 @@ export class TrackRequest {
   @Nullable('Subscription state to apply. New contacts default to `true`; existing ones are unchanged unless it is given (null counts as not given).')
   @IsBoolean()
   subscribed?: boolean;
+}
+
+/** The properties TrackRequest declares: the only ones a validated body keeps. */
+const TRACK_FIELDS = ['email', 'event', 'data', 'subscribed'] as const;
+
+/**
+ * The hot path's check of a track body: answers the validated TrackRequest when the body
+ * certainly passes TrackRequest's rules (the same email check, lengths counted in UTF-16 units,
+ * which never undercount; no property but those four), else undefined, and the DTO then
+ * decides and names what is wrong.
+ * What it answers equals what `parseBody(TrackRequest, body)` answers.
+ */
+export function quickTrackRequest(body: unknown): TrackRequest | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  for (const key of Object.keys(body)) if (!(TRACK_FIELDS as readonly string[]).includes(key)) return undefined;
+  const { email, event, data, subscribed } = body as Record<string, unknown>;
+  if (typeof email !== 'string' || email.length > 320 || !isEmail(email, {})) return undefined;
+  if (typeof event !== 'string' || event.length === 0 || event.length > 255) return undefined;
+  if (data != null && (typeof data !== 'object' || Array.isArray(data))) return undefined;
+  if (subscribed != null && typeof subscribed !== 'boolean') return undefined;
+  const request = new TrackRequest();
+  for (const field of TRACK_FIELDS) if (Object.hasOwn(body, field)) (request as unknown as Record<string, unknown>)[field] = (body as Record<string, unknown>)[field];
+  return request;
 }
 
 class TrackedEvent {

@@ -2,7 +2,7 @@ import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoin
 import { CursorPageQuery } from '../http/page-query';
 import { cursorParams } from '../http/pagination';
 import { isUuid, uuidPathId } from '../http/validate';
-import { DeletedEvents, Event, EventListQuery, EventNameList, EventStats, EventUsage, TrackRequest, TrackResult } from './events-dtos';
+import { DeletedEvents, Event, EventListQuery, EventNameList, EventStats, EventUsage, quickTrackRequest, TrackRequest, TrackResult } from './events-dtos';
 import * as docs from './events-docs';
 import type { EventCursor } from './events-queries';
 
@@ -20,7 +20,7 @@ export const trackRoutes: RouteTable = {
   tag: docs.trackTag,
   shapes: [TrackResult],
   endpoints: [
-    endpoint<TrackRequest>({ method: 'post', path: '/v1/track', credential: 'key', body: TrackRequest, doc: docs.track, handle: track }),
+    endpoint<TrackRequest>({ method: 'post', path: '/v1/track', credential: 'key', body: TrackRequest, quickBody: quickTrackRequest, doc: docs.track, handle: track }),
   ],
 };
 
@@ -29,7 +29,15 @@ export const eventsRoutes: RouteTable = {
   tag: docs.eventsTag,
   shapes: [Event, EventStats, EventNameList, EventUsage, DeletedEvents],
   endpoints: [
-    endpoint<TrackRequest>({ method: 'post', path: '/events/track', credential: 'secret', body: TrackRequest, doc: docs.trackFromDashboard, handle: track }),
+    endpoint<TrackRequest>({
+      method: 'post',
+      path: '/events/track',
+      credential: 'secret',
+      body: TrackRequest,
+      quickBody: quickTrackRequest,
+      doc: docs.trackFromDashboard,
+      handle: track,
+    }),
     endpoint<undefined, EventListQuery>({
       method: 'get',
       path: '/events',

@@ -53,6 +53,8 @@ export interface Endpoint<B = unknown, Q = unknown> {
   bodyLimit?: string;
   /** Runs on the raw body before the DTO, for the SPEC's bare `{ error }` answers to a missing field. */
   precheck?: (body: unknown) => void;
+  /** A hot endpoint's fast check: answers the validated body when it certainly passes `body`'s DTO, else undefined (the DTO then decides). */
+  quickBody?: (body: unknown) => B | undefined;
   /** Runs after authentication and before validation (with the raw body), e.g. a per-address budget. */
   before?: (context: EndpointContext<unknown, unknown>) => Promise<void>;
   doc: EndpointDoc;

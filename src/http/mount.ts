@@ -71,7 +71,7 @@ function handler(route: Endpoint, deps: MountDeps): RequestHandler {
     };
     await route.before?.(context);
     route.precheck?.(req.body);
-    if (route.body) context.body = parseBody(route.body, req.body);
+    if (route.body) context.body = route.quickBody?.(req.body) ?? parseBody(route.body, req.body);
     if (route.query) context.query = parseQuery(route.query, req.query);
     const result = await route.handle(context);
     if (res.headersSent) return;

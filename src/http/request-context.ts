@@ -1,4 +1,5 @@
 import type { ApiKeyKind } from '../entities/api-key';
+import type { Logger } from '../logger';
 
 /** The project an API key authenticated, as middleware attaches it to a request. */
 export interface KeyProject {
@@ -19,6 +20,10 @@ export interface SessionUser {
 declare global {
   namespace Express {
     interface Request {
+      /** The request id (`X-Request-Id`), set first by `requestId`. */
+      id: string;
+      /** The logger bound to the request id (`accessLog`). */
+      log: Logger;
       project?: KeyProject;
       user?: SessionUser;
     }
