@@ -1,4 +1,5 @@
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { signupWithProject } from '../support/api';
+import { useSignedUpProject } from '../support/stack';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -8,27 +9,16 @@ const dayStart = (days = 0) => new Date(Math.floor(Date.now() / DAY) * DAY + day
 const ago = (ms: number) => new Date(Date.now() - ms);
 
 describe('activity and analytics', () => {
-  let api: TestApi;
-  let client: Client;
-  let project: { id: string; secretKey: string; publicKey: string };
+  const given = useSignedUpProject();
 
-  beforeAll(async () => {
-    api = await startApi();
-    client = new Client(api.url);
-  });
-  afterAll(() => api.close());
-  beforeEach(async () => {
-    project = (await signupWithProject(api)).project;
-  });
-
-  const get = (path: string, key = project.secretKey) => client.get(path, { key });
-  const sql = (text: string, params: unknown[]) => api.dataSource.query(text, params).then((rows: { id: string }[]) => rows[0]?.id);
+  const get = (path: string, key = given.project.secretKey) => given.client.get(path, { key });
+  const sql = (text: string, params: unknown[]) => given.api.dataSource.query(text, params).then((rows: { id: string }[]) => rows[0]?.id);
 
   /** Rows written straight to the tables, as sending, mail events and campaigns would. */
   const seed = {
-    contact: (email: string, projectId = project.id) =>
+    contact: (email: string, projectId = given.project.id) =>
       sql('INSERT INTO contacts (project_id, email, subscribed) VALUES ($1, $2, true) RETURNING id', [projectId, email]),
-    campaign: (fields: Record<string, unknown> = {}, projectId = project.id) => {
+    campaign: (fields: Record<string, unknown> = {}, projectId = given.project.id) => {
       const row = { name: 'Campaign', status: 'SENT', scheduled_for: null, created_at: new Date(), ...fields };
       const columns = Object.keys(row);
       return sql(
@@ -37,7 +27,7 @@ describe('activity and analytics', () => {
         [projectId, ...Object.values(row)],
       );
     },
-    email: (fields: Record<string, unknown> = {}, projectId = project.id) => {
+    email: (fields: Record<string, unknown> = {}, projectId = given.project.id) => {
       const row = { subject: 'Hello', status: 'SENT', created_at: new Date(), ...fields };
       const columns = Object.keys(row);
       return sql(
@@ -46,7 +36,7 @@ describe('activity and analytics', () => {
         [projectId, ...Object.values(row)],
       );
     },
-    event: (name: string, fields: { contactId?: string; emailId?: string; at?: Date; source?: string } = {}, projectId = project.id) =>
+    event: (name: string, fields: { contactId?: string; emailId?: string; at?: Date; source?: string } = {}, projectId = given.project.id) =>
       sql(
         'INSERT INTO events (project_id, contact_id, name, data, source, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
         [
@@ -146,8 +136,8 @@ describe('activity and analytics', () => {
     });
 
     it('takes the secret key only', async () => {
-      expect((await get('/activity', project.publicKey)).status).toBe(401);
-      expect((await client.get('/analytics/top-events')).status).toBe(401);
+      expect((await get('/activity', given.project.publicKey)).status).toBe(401);
+      expect((await given.client.get('/analytics/top-events')).status).toBe(401);
     });
   });
 
@@ -319,7 +309,7 @@ describe('activity and analytics', () => {
   });
 
   it("shows nothing of another project's emails, events or campaigns", async () => {
-    const other = (await signupWithProject(api)).project;
+    const other = (await signupWithProject(given.api)).project;
     const contactId = await seed.contact('other@example.com', other.id);
     const campaignId = await seed.campaign({ status: 'SCHEDULED', scheduled_for: dayStart(1), sent_count: 3 }, other.id);
     const emailId = await seed.email({ contact_id: contactId, campaign_id: campaignId, sent_at: new Date() }, other.id);

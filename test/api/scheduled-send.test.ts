@@ -1,41 +1,22 @@
-import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
-import { emailTag, type SesServer } from '../support/ses-server';
-import { startSesStack, type SesStack } from '../support/stack';
+import { projectWithVerifiedDomain } from '../support/api';
+import { emailTag } from '../support/ses-server';
+import { useSesProject } from '../support/stack';
 import { until } from '../support/wait';
 
 /** How far ahead the real-time tests schedule: enough for the assertions made before it. */
 const AHEAD_MS = 4000;
 
 describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () => {
-  let ses: SesServer;
-  let stack: SesStack;
-  let api: TestApi;
-  let client: Client;
-  let key: string;
-  let owner: Client;
-  let projectId: string;
-  let domain: string;
-
-  beforeAll(async () => {
-    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: 'scheduled-send-test' });
-    ({ api, client, ses } = stack);
-  });
-  afterAll(() => stack.close());
-  beforeEach(async () => {
-    const created = await projectWithVerifiedDomain(api);
-    ({ key, domain } = created);
-    owner = created.client;
-    projectId = created.project.id;
-  });
+  const given = useSesProject('scheduled-send-test');
 
   const inAWhile = () => new Date(Date.now() + AHEAD_MS).toISOString();
-  const send = (body: Record<string, unknown>) => client.post('/v1/send', { from: `hello@mail.${domain}`, subject: 'Later', body: '<p>Hi</p>', ...body }, { key });
-  const sentTo = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
-  const getEmail = (id: string, as = key) => client.get(`/emails/${id}`, { key: as });
-  const row = async (id: string) => (await api.dataSource.query('SELECT status, error, sent_at, scheduled_at FROM emails WHERE id = $1', [id]))[0];
+  const send = (body: Record<string, unknown>) => given.client.post('/v1/send', { from: `hello@mail.${given.domain}`, subject: 'Later', body: '<p>Hi</p>', ...body }, { key: given.key });
+  const sentTo = (emailId: string) => given.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
+  const getEmail = (id: string, as = given.key) => given.client.get(`/emails/${id}`, { key: as });
+  const row = async (id: string) => (await given.api.dataSource.query('SELECT status, error, sent_at, scheduled_at FROM emails WHERE id = $1', [id]))[0];
   /** Waits for the email's delivery workflow to close; answers its result, or the name of the failure's cause. */
   const closed = (id: string) =>
-    stack.temporal.client.workflow
+    given.temporal.client.workflow
       .getHandle(`email/${id}`)
       .result()
       .then(
@@ -77,20 +58,20 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   it('cancels a SCHEDULED email: 200 and CANCELLED, its workflow ended, nothing sent after its time', async () => {
     const scheduledAt = inAWhile();
     const [email] = (await send({ to: 'cancel-me@example.com', scheduledAt })).body.data.emails;
-    const cancelled = await client.post(`/emails/${email.email}/cancel`, undefined, { key });
+    const cancelled = await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: given.key });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ id: email.email, status: 'CANCELLED', scheduledAt, sentAt: null });
     expect(await closed(email.email)).toBe('CANCELLED');
     await past(scheduledAt);
     expect(sentTo(email.email)).toHaveLength(0);
     expect((await getEmail(email.email)).body.status).toBe('CANCELLED');
-    const again = await client.post(`/emails/${email.email}/cancel`, undefined, { key });
+    const again = await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: given.key });
     expect([again.status, again.body.error.code, again.body.error.details]).toEqual([409, 'INVALID_STATE', { status: 'CANCELLED' }]);
   });
 
   it('ends an email cancelled in the database alone (its workflow never told) at its time, without sending', async () => {
     const [email] = (await send({ to: 'quiet-cancel@example.com', scheduledAt: inAWhile() })).body.data.emails;
-    await api.dataSource.query(`UPDATE emails SET status = 'CANCELLED' WHERE id = $1 AND status = 'SCHEDULED'`, [email.email]);
+    await given.api.dataSource.query(`UPDATE emails SET status = 'CANCELLED' WHERE id = $1 AND status = 'SCHEDULED'`, [email.email]);
     expect(await closed(email.email)).toBe('CANCELLED');
     expect(sentTo(email.email)).toHaveLength(0);
     expect((await row(email.email)).status).toBe('CANCELLED');
@@ -104,7 +85,7 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     const cancels = await Promise.all(
       emails.map(async ({ email }, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 130));
-        return (await client.post(`/emails/${email}/cancel`, undefined, { key })).status;
+        return (await given.client.post(`/emails/${email}/cancel`, undefined, { key: given.key })).status;
       }),
     );
     const outcomes = await Promise.all(emails.map(({ email }) => closed(email)));
@@ -119,24 +100,24 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   it('refuses to cancel an email that is not SCHEDULED with 409 INVALID_STATE, and sends it all the same', async () => {
     const [email] = (await send({ to: 'already@example.com', scheduledAt: new Date(Date.now() + 1500).toISOString() })).body.data.emails;
     expect(await closed(email.email)).toBe('SENT');
-    const answer = await client.post(`/emails/${email.email}/cancel`, undefined, { key });
+    const answer = await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: given.key });
     expect([answer.status, answer.body.error.code, answer.body.error.details]).toEqual([409, 'INVALID_STATE', { status: 'SENT' }]);
     expect(sentTo(email.email)).toHaveLength(1);
     const [now] = (await send({ to: 'now@example.com' })).body.data.emails;
-    expect((await client.post(`/emails/${now.email}/cancel`, undefined, { key })).status).toBe(409);
+    expect((await given.client.post(`/emails/${now.email}/cancel`, undefined, { key: given.key })).status).toBe(409);
   });
 
   it('checks suppression again at the time: an address suppressed meanwhile ends SUPPRESSED, nothing sent', async () => {
     const [email] = (await send({ to: 'suppressed-later@example.com', scheduledAt: inAWhile() })).body.data.emails;
     expect(email.status).toBe('SCHEDULED');
-    expect((await client.post('/suppressions', { email: 'suppressed-later@example.com' }, { key })).status).toBe(201);
+    expect((await given.client.post('/suppressions', { email: 'suppressed-later@example.com' }, { key: given.key })).status).toBe(201);
     expect(await closed(email.email)).toBe('SUPPRESSED');
     expect((await getEmail(email.email)).body.status).toBe('SUPPRESSED');
     expect(sentTo(email.email)).toHaveLength(0);
   });
 
   it('checks the emails cap again at the time without counting the email twice: sent at the cap, FAILED with the reason over it', async () => {
-    const limit = (emails: number) => owner.call('PUT', `/users/@me/projects/${projectId}/billing-limits`, { body: { emails } });
+    const limit = (emails: number) => given.owner.call('PUT', `/users/@me/projects/${given.projectId}/billing-limits`, { body: { emails } });
     expect((await limit(2)).status).toBe(200);
     const first = (await send({ to: ['cap-1@example.com', 'cap-2@example.com'], scheduledAt: inAWhile() })).body.data.emails;
     expect(first.map((email: { status: string }) => email.status)).toEqual(['SCHEDULED', 'SCHEDULED']);
@@ -155,7 +136,7 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   it('checks the sender domain again at the time: a domain removed meanwhile leaves the email FAILED with the reason, nothing sent', async () => {
     const [email] = (await send({ to: 'domain-gone@example.com', scheduledAt: inAWhile() })).body.data.emails;
     expect(email.status).toBe('SCHEDULED');
-    await api.dataSource.query('DELETE FROM domains WHERE project_id = $1', [projectId]);
+    await given.api.dataSource.query('DELETE FROM domains WHERE project_id = $1', [given.projectId]);
     expect(await closed(email.email)).toBe('FAILED');
     expect((await row(email.email)).error).toMatch(/^Not sent at its scheduled time: the sender domain mail\..+ is no longer a verified domain of this project$/);
     expect((await getEmail(email.email)).body.status).toBe('FAILED');
@@ -163,10 +144,10 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   });
 
   it('gives a cancelled email\'s slot under the emails cap back', async () => {
-    expect((await owner.call('PUT', `/users/@me/projects/${projectId}/billing-limits`, { body: { emails: 1 } })).status).toBe(200);
+    expect((await given.owner.call('PUT', `/users/@me/projects/${given.projectId}/billing-limits`, { body: { emails: 1 } })).status).toBe(200);
     const [email] = (await send({ to: 'slot@example.com', scheduledAt: new Date(Date.now() + 60_000).toISOString() })).body.data.emails;
     expect((await send({ to: 'slot-2@example.com' })).body.error.code).toBe('BILLING_LIMIT_EXCEEDED');
-    expect((await client.post(`/emails/${email.email}/cancel`, undefined, { key })).status).toBe(200);
+    expect((await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: given.key })).status).toBe(200);
     const [now] = (await send({ to: 'slot-2@example.com' })).body.data.emails;
     expect(await closed(now.email)).toBe('SENT');
   });
@@ -177,25 +158,25 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
       const answer = await send({ to: 'never@example.com', scheduledAt });
       expect([answer.status, answer.body.error.code, answer.body.error.errors.map((error: { field: string }) => error.field)]).toEqual([422, 'VALIDATION_ERROR', ['scheduledAt']]);
     }
-    expect(await api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [projectId])).toHaveLength(0);
-    expect(await api.dataSource.query('SELECT 1 FROM contacts WHERE project_id = $1', [projectId])).toHaveLength(0);
+    expect(await given.api.dataSource.query('SELECT 1 FROM emails WHERE project_id = $1', [given.projectId])).toHaveLength(0);
+    expect(await given.api.dataSource.query('SELECT 1 FROM contacts WHERE project_id = $1', [given.projectId])).toHaveLength(0);
     const accepted = await send({ to: 'fine@example.com', scheduledAt: new Date(Date.now() + 29 * day).toISOString() });
     expect(accepted.body.data.emails[0].status).toBe('SCHEDULED');
     const now = await send({ to: 'null@example.com', scheduledAt: null });
     expect(now.body.data.emails[0].status).toBe('QUEUED');
     // Not left waiting 29 days on the shared test server.
-    expect((await client.post(`/emails/${accepted.body.data.emails[0].email}/cancel`, undefined, { key })).status).toBe(200);
+    expect((await given.client.post(`/emails/${accepted.body.data.emails[0].email}/cancel`, undefined, { key: given.key })).status).toBe(200);
   });
 
   it("answers 404 for another project's email (GET and cancel, which leaves it SCHEDULED) and for an id that is not a UUID", async () => {
     const [email] = (await send({ to: 'mine@example.com', scheduledAt: inAWhile() })).body.data.emails;
-    const other = await projectWithVerifiedDomain(api);
+    const other = await projectWithVerifiedDomain(given.api);
     expect((await getEmail(email.email, other.key)).status).toBe(404);
-    const cancel = await client.post(`/emails/${email.email}/cancel`, undefined, { key: other.key });
+    const cancel = await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: other.key });
     expect([cancel.status, cancel.body.error.code]).toEqual([404, 'NOT_FOUND']);
     expect((await row(email.email)).status).toBe('SCHEDULED');
     expect((await getEmail('not-a-uuid')).status).toBe(404);
-    expect((await client.post('/emails/not-a-uuid/cancel', undefined, { key })).status).toBe(404);
+    expect((await given.client.post('/emails/not-a-uuid/cancel', undefined, { key: given.key })).status).toBe(404);
     expect((await getEmail('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     expect(await closed(email.email)).toBe('SENT');
   });
@@ -203,9 +184,9 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   it('answers DELIVERED for an opened email and CANCELLED for a skipped campaign email', async () => {
     const [email] = (await send({ to: 'opened@example.com' })).body.data.emails;
     expect(await closed(email.email)).toBe('SENT');
-    await api.dataSource.query(`UPDATE emails SET status = 'OPENED' WHERE id = $1`, [email.email]);
+    await given.api.dataSource.query(`UPDATE emails SET status = 'OPENED' WHERE id = $1`, [email.email]);
     expect((await getEmail(email.email)).body.status).toBe('DELIVERED');
-    await api.dataSource.query(`UPDATE emails SET status = 'SKIPPED' WHERE id = $1`, [email.email]);
+    await given.api.dataSource.query(`UPDATE emails SET status = 'SKIPPED' WHERE id = $1`, [email.email]);
     expect((await getEmail(email.email)).body.status).toBe('CANCELLED');
   });
 });

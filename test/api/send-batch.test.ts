@@ -1,39 +1,19 @@
-import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
-import { emailTag, type SesServer } from '../support/ses-server';
-import { startSesStack, type SesStack } from '../support/stack';
+import { emailTag } from '../support/ses-server';
+import { useSesProject } from '../support/stack';
 import { until } from '../support/wait';
 
 describe('POST /v1/send/batch', () => {
-  let ses: SesServer;
-  let stack: SesStack;
-  let api: TestApi;
-  let client: Client;
-  let key: string;
-  let owner: Client;
-  let projectId: string;
-  let domain: string;
+  const given = useSesProject('send-batch-test');
 
-  beforeAll(async () => {
-    stack = await startSesStack({ TEMPORAL_TASK_QUEUE: 'send-batch-test' });
-    ({ api, client, ses } = stack);
-  });
-  afterAll(() => stack.close());
-  beforeEach(async () => {
-    const created = await projectWithVerifiedDomain(api);
-    ({ key, domain } = created);
-    owner = created.client;
-    projectId = created.project.id;
-  });
-
-  const item = (to: unknown, extra: Record<string, unknown> = {}) => ({ to, from: `hello@mail.${domain}`, subject: `To {{ email }}`, body: '<p>Hi</p>', ...extra });
-  const batch = (body: unknown, headers?: Record<string, string>) => client.post('/v1/send/batch', body, { key, headers });
+  const item = (to: unknown, extra: Record<string, unknown> = {}) => ({ to, from: `hello@mail.${given.domain}`, subject: `To {{ email }}`, body: '<p>Hi</p>', ...extra });
+  const batch = (body: unknown, headers?: Record<string, string>) => given.client.post('/v1/send/batch', body, { key: given.key, headers });
   const count = async (table: 'emails' | 'contacts' | 'email_contents') =>
-    (await api.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [projectId]))[0].n as number;
-  const sentTo = (emailId: string) => ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
+    (await given.api.dataSource.query(`SELECT count(*)::int AS n FROM ${table} WHERE project_id = $1`, [given.projectId]))[0].n as number;
+  const sentTo = (emailId: string) => given.ses.emails.filter((captured) => emailTag(captured, 'emailId') === emailId);
   /** Waits until none of the project's emails is QUEUED; answers them by id. */
   const settled = async (timeoutMs?: number) => {
     const rows: { id: string; status: string; to_email: string }[] = await until(
-      () => api.dataSource.query('SELECT id, status, to_email FROM emails WHERE project_id = $1', [projectId]),
+      () => given.api.dataSource.query('SELECT id, status, to_email FROM emails WHERE project_id = $1', [given.projectId]),
       (found: { status: string }[]) => found.every((row) => row.status !== 'QUEUED'),
       'no email to be QUEUED',
       timeoutMs,
@@ -67,7 +47,7 @@ describe('POST /v1/send/batch', () => {
     expect(await count('emails')).toBe(0);
     expect(await count('contacts')).toBe(0);
     expect(await count('email_contents')).toBe(0);
-    expect(ses.emails.filter((captured) => ['ok-0@example.com', 'ok-1@example.com'].some((to) => JSON.stringify(captured.request.Destination).includes(to)))).toHaveLength(0);
+    expect(given.ses.emails.filter((captured) => ['ok-0@example.com', 'ok-1@example.com'].some((to) => JSON.stringify(captured.request.Destination).includes(to)))).toHaveLength(0);
   });
 
   it('checks templates, Liquid and sender domains of every item before storing anything', async () => {
@@ -94,7 +74,7 @@ describe('POST /v1/send/batch', () => {
   });
 
   it('holds the emails cap over the whole batch: past it, nothing of the batch is stored', async () => {
-    expect((await owner.call('PUT', `/users/@me/projects/${projectId}/billing-limits`, { body: { emails: 2 } })).status).toBe(200);
+    expect((await given.owner.call('PUT', `/users/@me/projects/${given.projectId}/billing-limits`, { body: { emails: 2 } })).status).toBe(200);
     const answer = await batch([item('c0@example.com'), item('c1@example.com'), item('c2@example.com')]);
     expect([answer.status, answer.body.error.code]).toEqual([403, 'BILLING_LIMIT_EXCEEDED']);
     expect(await count('emails')).toBe(0);
@@ -118,12 +98,12 @@ describe('POST /v1/send/batch', () => {
   }, 180_000);
 
   it('performs a batch once per Idempotency-Key', async () => {
-    const headers = { 'Idempotency-Key': `batch-${projectId}` };
+    const headers = { 'Idempotency-Key': `batch-${given.projectId}` };
     const first = await batch([item('i0@example.com'), item('i1@example.com')], headers);
     expect(first.status).toBe(200);
     const again = await batch([item('i0@example.com'), item('i1@example.com')], headers);
     expect([again.status, again.body.error.code]).toEqual([409, 'IDEMPOTENCY_KEY_REUSED']);
-    const other = await client.post('/v1/send', item('i2@example.com'), { key, headers });
+    const other = await given.client.post('/v1/send', item('i2@example.com'), { key: given.key, headers });
     expect(other.status).toBe(409);
     const rows = await settled();
     expect(rows.size).toBe(2);
@@ -134,6 +114,6 @@ describe('POST /v1/send/batch', () => {
     const answer = await batch([item('now@example.com'), item('later@example.com', { scheduledAt: new Date(Date.now() + 60_000).toISOString() })]);
     expect(answer.body.data.map((sent: { emails: { status: string }[] }) => sent.emails[0].status)).toEqual(['QUEUED', 'SCHEDULED']);
     const later = answer.body.data[1].emails[0].email;
-    expect((await client.post(`/emails/${later}/cancel`, undefined, { key })).body.status).toBe('CANCELLED');
+    expect((await given.client.post(`/emails/${later}/cancel`, undefined, { key: given.key })).body.status).toBe('CANCELLED');
   });
 });

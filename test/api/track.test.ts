@@ -1,34 +1,24 @@
 import type { EventRecord } from '../../src/entities/event-record';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { signupWithProject } from '../support/api';
+import { useSignedUpProject } from '../support/stack';
 
 describe('POST /v1/track and events', () => {
-  let api: TestApi;
-  let client: Client;
-  let project: { id: string; publicKey: string; secretKey: string };
+  const given = useSignedUpProject();
 
-  beforeAll(async () => {
-    api = await startApi();
-    client = new Client(api.url);
-  });
-  afterAll(() => api.close());
-  beforeEach(async () => {
-    project = (await signupWithProject(api)).project;
-  });
-
-  const track = (body: unknown, key = project.publicKey, headers?: Record<string, string>) =>
-    client.post('/v1/track', body, { key, headers });
+  const track = (body: unknown, key = given.project.publicKey, headers?: Record<string, string>) =>
+    given.client.post('/v1/track', body, { key, headers });
   const eventsOf = (contactId: string) =>
-    api.dataSource.query('SELECT name, source, data FROM events WHERE contact_id = $1 ORDER BY created_at, name', [contactId]);
+    given.api.dataSource.query('SELECT name, source, data FROM events WHERE contact_id = $1 ORDER BY created_at, name', [contactId]);
 
   it('upserts the contact then stores the event, with either key', async () => {
     const answer = await track({ email: 'Track@Example.com', event: 'signed-up', data: { plan: 'pro', once: { value: 42, persistent: false } } });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ success: true, data: { contact: expect.any(String), event: expect.any(String), timestamp: expect.any(String) } });
-    const [contact] = await api.dataSource.query('SELECT email, subscribed, data FROM contacts WHERE id = $1', [answer.body.data.contact]);
+    const [contact] = await given.api.dataSource.query('SELECT email, subscribed, data FROM contacts WHERE id = $1', [answer.body.data.contact]);
     expect(contact).toEqual({ email: 'track@example.com', subscribed: true, data: { plan: 'pro' } });
-    const [event] = await api.dataSource.query('SELECT id, name, source, data FROM events WHERE id = $1', [answer.body.data.event]);
+    const [event] = await given.api.dataSource.query('SELECT id, name, source, data FROM events WHERE id = $1', [answer.body.data.event]);
     expect(event).toEqual({ id: answer.body.data.event, name: 'signed-up', source: 'API', data: { plan: 'pro', once: 42 } });
-    expect((await track({ email: 'track@example.com', event: 'again' }, project.secretKey)).status).toBe(200);
+    expect((await track({ email: 'track@example.com', event: 'again' }, given.project.secretKey)).status).toBe(200);
     expect(await eventsOf(answer.body.data.contact)).toHaveLength(2);
   });
 
@@ -36,9 +26,9 @@ describe('POST /v1/track and events', () => {
     const quiet = await track({ email: 'quiet@example.com', event: 'x', subscribed: false });
     const id = quiet.body.data.contact;
     await track({ email: 'quiet@example.com', event: 'y' });
-    expect((await api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(false);
+    expect((await given.api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(false);
     await track({ email: 'quiet@example.com', event: 'z', subscribed: true });
-    expect((await api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(true);
+    expect((await given.api.dataSource.query('SELECT subscribed FROM contacts WHERE id = $1', [id]))[0].subscribed).toBe(true);
     const names = (await eventsOf(id)).map((event: { name: string; source: string }) => `${event.name}:${event.source}`);
     expect(names).toEqual(expect.arrayContaining(['x:API', 'y:API', 'z:API', 'contact.subscribed:SYSTEM']));
     expect(names).toHaveLength(4);
@@ -51,7 +41,7 @@ describe('POST /v1/track and events', () => {
       expect(answer.body.error.code).toBe('VALIDATION_ERROR');
       expect(answer.body.error.errors).toEqual([expect.objectContaining({ field: 'event', code: 'reserved_event' })]);
     }
-    expect(await api.dataSource.query(`SELECT 1 FROM contacts WHERE email = 'reserved@example.com'`)).toHaveLength(0);
+    expect(await given.api.dataSource.query(`SELECT 1 FROM contacts WHERE email = 'reserved@example.com'`)).toHaveLength(0);
     expect((await track({ email: 'reserved@example.com', event: 'segment-ish.entry' })).status).toBe(200);
   });
 
@@ -64,8 +54,8 @@ describe('POST /v1/track and events', () => {
 
   it('performs a request once per Idempotency-Key', async () => {
     const headers = { 'idempotency-key': 'track-once' };
-    const first = await track({ email: 'idem@example.com', event: 'paid' }, project.secretKey, headers);
-    const again = await track({ email: 'idem@example.com', event: 'paid' }, project.secretKey, headers);
+    const first = await track({ email: 'idem@example.com', event: 'paid' }, given.project.secretKey, headers);
+    const again = await track({ email: 'idem@example.com', event: 'paid' }, given.project.secretKey, headers);
     expect(first.status).toBe(200);
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -73,16 +63,16 @@ describe('POST /v1/track and events', () => {
   });
 
   it('keeps /events/track for secret keys only', async () => {
-    expect((await client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: project.publicKey })).status).toBe(401);
-    const answer = await client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: project.secretKey });
+    expect((await given.client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: given.project.publicKey })).status).toBe(401);
+    const answer = await given.client.post('/events/track', { email: 'a@example.com', event: 'x' }, { key: given.project.secretKey });
     expect(answer.status).toBe(200);
     expect(answer.body.success).toBe(true);
   });
 
   it('publishes every stored event, tracked or SYSTEM, to the dispatcher exactly once', async () => {
     const seen: EventRecord[] = [];
-    const unsubscribe = api.dispatcher.subscribe((events) => {
-      seen.push(...events.filter((event) => event.projectId === project.id));
+    const unsubscribe = given.api.dispatcher.subscribe((events) => {
+      seen.push(...events.filter((event) => event.projectId === given.project.id));
     });
     try {
       await track({ email: 'dispatch@example.com', event: 'first', subscribed: false });
@@ -93,42 +83,42 @@ describe('POST /v1/track and events', () => {
     }
     expect(seen.map((event) => event.name)).toEqual(['first', 'contact.subscribed', 'second']);
     expect(new Set(seen.map((event) => event.id)).size).toBe(3);
-    const stored = await api.dataSource.query('SELECT id FROM events WHERE project_id = $1', [project.id]);
+    const stored = await given.api.dataSource.query('SELECT id FROM events WHERE project_id = $1', [given.project.id]);
     expect(stored.map((row: { id: string }) => row.id).sort()).toEqual(seen.map((event) => event.id).sort());
   });
 
   it('lists, counts, names and deletes events', async () => {
-    const key = project.secretKey;
+    const key = given.project.secretKey;
     const contact = (await track({ email: 'reader@example.com', event: 'viewed' })).body.data.contact;
     await track({ email: 'reader@example.com', event: 'viewed' });
     await track({ email: 'other@example.com', event: 'clicked' });
 
-    const first = await client.get('/events?limit=2', { key });
+    const first = await given.client.get('/events?limit=2', { key });
     expect(first.body).toEqual({ data: expect.any(Array), cursor: expect.any(String), hasMore: true, total: 3 });
     expect(first.body.data[0]).toEqual({ id: expect.any(String), name: 'clicked', contactId: expect.any(String), data: {}, source: 'API', createdAt: expect.any(String) });
-    const second = await client.get(`/events?limit=2&cursor=${first.body.cursor}`, { key });
+    const second = await given.client.get(`/events?limit=2&cursor=${first.body.cursor}`, { key });
     expect(second.body).toEqual(expect.objectContaining({ hasMore: false, total: 0 }));
     expect(second.body.data).toHaveLength(1);
-    expect((await client.get('/events?name=viewed', { key })).body.total).toBe(2);
+    expect((await given.client.get('/events?name=viewed', { key })).body.total).toBe(2);
 
-    const stats = await client.get('/events/stats', { key });
+    const stats = await given.client.get('/events/stats', { key });
     expect(stats.body).toEqual({ total: 3, last24h: 3, last7d: 3, last30d: 3, byName: [{ name: 'viewed', count: 2 }, { name: 'clicked', count: 1 }] });
-    const names = await client.get('/events/names', { key });
+    const names = await given.client.get('/events/names', { key });
     expect(names.body.data).toEqual([
       { name: 'viewed', count: 2, lastSeenAt: expect.any(String) },
       { name: 'clicked', count: 1, lastSeenAt: expect.any(String) },
     ]);
-    const ofContact = await client.get(`/events/contact/${contact}`, { key });
+    const ofContact = await given.client.get(`/events/contact/${contact}`, { key });
     expect(ofContact.body.total).toBe(2);
-    expect((await client.get('/events/contact/00000000-0000-0000-0000-000000000000', { key })).status).toBe(404);
-    expect((await client.get('/events/viewed/usage', { key })).body).toEqual({ name: 'viewed', workflows: [], segments: [], campaigns: [] });
+    expect((await given.client.get('/events/contact/00000000-0000-0000-0000-000000000000', { key })).status).toBe(404);
+    expect((await given.client.get('/events/viewed/usage', { key })).body).toEqual({ name: 'viewed', workflows: [], segments: [], campaigns: [] });
 
-    const other = (await signupWithProject(api)).project.secretKey;
-    expect((await client.get('/events', { key: other })).body.total).toBe(0);
-    expect((await client.get(`/events/contact/${contact}`, { key: other })).status).toBe(404);
-    expect((await client.delete('/events/viewed', { key: other })).body).toEqual({ deleted: 0 });
+    const other = (await signupWithProject(given.api)).project.secretKey;
+    expect((await given.client.get('/events', { key: other })).body.total).toBe(0);
+    expect((await given.client.get(`/events/contact/${contact}`, { key: other })).status).toBe(404);
+    expect((await given.client.delete('/events/viewed', { key: other })).body).toEqual({ deleted: 0 });
 
-    expect((await client.delete('/events/viewed', { key })).body).toEqual({ deleted: 2 });
-    expect((await client.get('/events', { key })).body.total).toBe(1);
+    expect((await given.client.delete('/events/viewed', { key })).body).toEqual({ deleted: 2 });
+    expect((await given.client.get('/events', { key })).body.total).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { ArrayContains, type DataSource } from 'typeorm';
+import { ArrayContains } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { EventDispatcher } from '../../src/events/dispatcher';
@@ -8,28 +8,18 @@ import { Delivery } from '../../src/sending/delivery';
 import { workflowEmailId } from '../../src/automations/email-ids';
 import { EmailStep } from '../../src/automations/email-step';
 import { ExecutionRecords } from '../../src/automations/execution-records';
-import { startExecution, type EngineDeps } from '../../src/automations/start-execution';
-import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
+import { startExecution } from '../../src/automations/start-execution';
+import { useEngineProject } from '../support/stack';
+import { createContact, createWorkflow, until } from './fixtures';
 
 describe('SEND_EMAIL steps', () => {
-  let engine: TestEngine;
-  let dataSource: DataSource;
-  let deps: EngineDeps;
-  let projectId: string;
-  let domain: string;
-
-  beforeAll(async () => {
-    engine = await startEngine('wf-email');
-    ({ dataSource, deps } = engine);
-    ({ projectId, domain } = await createProject(dataSource));
-  });
-  afterAll(() => engine?.close());
+  const given = useEngineProject('wf-email');
 
   /** The outbox messages to `email`, newest first. */
-  const sentTo = (email: string) => dataSource.getRepository(OutboxMessage).find({ where: { to: ArrayContains([email]) }, order: { createdAt: 'DESC' } });
+  const sentTo = (email: string) => given.dataSource.getRepository(OutboxMessage).find({ where: { to: ArrayContains([email]) }, order: { createdAt: 'DESC' } });
 
   const execution = async (executionId: string) =>
-    ((await dataSource.query('SELECT status, error, context FROM workflow_executions WHERE id = $1', [executionId])) as {
+    ((await given.dataSource.query('SELECT status, error, context FROM workflow_executions WHERE id = $1', [executionId])) as {
       status: string;
       error: string | null;
       context: Record<string, unknown>;
@@ -37,20 +27,20 @@ describe('SEND_EMAIL steps', () => {
 
   /** Runs a one-step SEND_EMAIL workflow for a new contact until the execution ends. */
   async function runSend(config: Record<string, unknown>, contact: { subscribed?: boolean; data?: Record<string, unknown> } = {}) {
-    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL', config }] });
-    const { contactId, email } = await createContact(dataSource, projectId, contact);
-    const started = (await startExecution(deps, { projectId, workflowId, contactId, context: { coupon: 'WELCOME' }, eventData: { item: 'Lamp' } }))!;
+    const { workflowId, stepIds } = await createWorkflow(given.dataSource, given.projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL', config }] });
+    const { contactId, email } = await createContact(given.dataSource, given.projectId, contact);
+    const started = (await startExecution(given.deps, { projectId: given.projectId, workflowId, contactId, context: { coupon: 'WELCOME' }, eventData: { item: 'Lamp' } }))!;
     const ended = await until(() => execution(started.id), (row) => !['RUNNING', 'WAITING'].includes(row.status));
     return { executionId: started.id, stepId: stepIds.send, email, ended };
   }
 
   it('sends one WORKFLOW email rendered for the contact, the context and the triggering event', async () => {
     const { executionId, stepId, email, ended } = await runSend(
-      { subject: 'Hi {{ first }}', body: '<p>{{ item }} with {{ coupon }}</p>', from: `news@${domain}`, fromName: 'News' },
+      { subject: 'Hi {{ first }}', body: '<p>{{ item }} with {{ coupon }}</p>', from: `news@${given.domain}`, fromName: 'News' },
       { data: { first: 'Ada' } },
     );
     expect(ended.status).toBe('COMPLETED');
-    const [record] = await dataSource.query('SELECT id, source, type, status, to_email FROM emails WHERE id = $1', [workflowEmailId(executionId, stepId)]);
+    const [record] = await given.dataSource.query('SELECT id, source, type, status, to_email FROM emails WHERE id = $1', [workflowEmailId(executionId, stepId)]);
     expect(record).toMatchObject({ source: 'WORKFLOW', type: 'MARKETING', status: 'SENT', to_email: email });
     const messages = await sentTo(email);
     expect(messages).toHaveLength(1);
@@ -60,25 +50,25 @@ describe('SEND_EMAIL steps', () => {
   });
 
   it('skips MARKETING mail to an unsubscribed contact and records the skip on the execution', async () => {
-    const { stepId, email, ended } = await runSend({ subject: 'News', body: '<p>News</p>', from: `news@${domain}` }, { subscribed: false });
+    const { stepId, email, ended } = await runSend({ subject: 'News', body: '<p>News</p>', from: `news@${given.domain}` }, { subscribed: false });
     expect(ended.status).toBe('COMPLETED');
     expect(ended.context).toEqual({ coupon: 'WELCOME', skipped: [{ stepId, reason: 'unsubscribed', at: expect.any(String) }] });
     expect(await sentTo(email)).toHaveLength(0);
   });
 
   it('sends TRANSACTIONAL mail to an unsubscribed contact', async () => {
-    const { ended, email } = await runSend({ subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${domain}`, type: 'TRANSACTIONAL' }, { subscribed: false });
+    const { ended, email } = await runSend({ subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${given.domain}`, type: 'TRANSACTIONAL' }, { subscribed: false });
     expect(ended.status).toBe('COMPLETED');
     expect(await sentTo(email)).toHaveLength(1);
   });
 
   it('skips a suppressed address', async () => {
-    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
-      steps: [{ key: 'send', type: 'SEND_EMAIL', config: { subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${domain}`, type: 'TRANSACTIONAL' } }],
+    const { workflowId, stepIds } = await createWorkflow(given.dataSource, given.projectId, {
+      steps: [{ key: 'send', type: 'SEND_EMAIL', config: { subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${given.domain}`, type: 'TRANSACTIONAL' } }],
     });
-    const { contactId, email } = await createContact(dataSource, projectId);
-    await dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'BOUNCE')`, [projectId, email]);
-    const started = (await startExecution(deps, { projectId, workflowId, contactId }))!;
+    const { contactId, email } = await createContact(given.dataSource, given.projectId);
+    await given.dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'BOUNCE')`, [given.projectId, email]);
+    const started = (await startExecution(given.deps, { projectId: given.projectId, workflowId, contactId }))!;
     const ended = await until(() => execution(started.id), (row) => row.status === 'COMPLETED');
     expect(ended.context.skipped).toEqual([{ stepId: stepIds.send, reason: 'suppressed', at: expect.any(String) }]);
     expect(await sentTo(email)).toHaveLength(0);
@@ -93,21 +83,21 @@ describe('SEND_EMAIL steps', () => {
 
   it('sends a step once however often its activity runs', async () => {
     const config = loadConfig(process.env);
-    const contacts = new ContactsService(dataSource, new EventDispatcher());
-    const delivery = new Delivery(dataSource, createMailer(config, dataSource), config, contacts);
-    const step = new EmailStep(dataSource, delivery, new ExecutionRecords(dataSource, delivery));
-    const { workflowId } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL' }] });
-    const { contactId, email } = await createContact(dataSource, projectId);
-    const [{ id: executionId }]: { id: string }[] = await dataSource.query(
+    const contacts = new ContactsService(given.dataSource, new EventDispatcher());
+    const delivery = new Delivery(given.dataSource, createMailer(config, given.dataSource), config, contacts);
+    const step = new EmailStep(given.dataSource, delivery, new ExecutionRecords(given.dataSource, delivery));
+    const { workflowId } = await createWorkflow(given.dataSource, given.projectId, { steps: [{ key: 'send', type: 'SEND_EMAIL' }] });
+    const { contactId, email } = await createContact(given.dataSource, given.projectId);
+    const [{ id: executionId }]: { id: string }[] = await given.dataSource.query(
       `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status) VALUES ($1, $2, $3, 'RUNNING') RETURNING id`,
-      [projectId, workflowId, contactId],
+      [given.projectId, workflowId, contactId],
     );
-    const ref = { executionId, projectId, workflowId, contactId, context: {} };
-    const sendConfig = { subject: 'Once', body: '<p>Once</p>', from: `news@${domain}` };
+    const ref = { executionId, projectId: given.projectId, workflowId, contactId, context: {} };
+    const sendConfig = { subject: 'Once', body: '<p>Once</p>', from: `news@${given.domain}` };
     expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'SENT' });
     expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'ALREADY_HANDLED' });
     expect(await sentTo(email)).toHaveLength(1);
-    await dataSource.query(`UPDATE workflow_executions SET status = 'CANCELLED' WHERE id = $1`, [executionId]);
+    await given.dataSource.query(`UPDATE workflow_executions SET status = 'CANCELLED' WHERE id = $1`, [executionId]);
     expect(await step.send(ref, 'step-b', sendConfig)).toMatchObject({ outcome: 'NOT_ACTIVE' });
     expect(await sentTo(email)).toHaveLength(1);
   });

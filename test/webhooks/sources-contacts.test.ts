@@ -1,29 +1,22 @@
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { signupWithProject } from '../support/api';
+import { useSignedUpProject } from '../support/stack';
 import { addEndpoint, deliveriesOf, recordedEvents, recordedOf } from './sources-support';
 
 const CONTACT_TYPES = ['contact.created', 'contact.updated', 'contact.deleted', 'contact.subscribed', 'contact.unsubscribed'];
 
 describe('contact.* webhook events from the contact writes', () => {
-  let api: TestApi;
-  let client: Client;
-  let project: { id: string; publicKey: string; secretKey: string };
+  const given = useSignedUpProject();
   let endpointId: string;
 
-  beforeAll(async () => {
-    api = await startApi();
-    client = new Client(api.url);
-  });
-  afterAll(() => api.close());
   beforeEach(async () => {
-    project = (await signupWithProject(api)).project;
-    endpointId = await addEndpoint(api.dataSource, project.id, CONTACT_TYPES);
+    endpointId = await addEndpoint(given.api.dataSource, given.project.id, CONTACT_TYPES);
   });
 
-  const track = (body: unknown) => client.post('/v1/track', body, { key: project.publicKey });
-  const contactsOf = () => recordedOf(api.dataSource, project.id, ...CONTACT_TYPES);
+  const track = (body: unknown) => given.client.post('/v1/track', body, { key: given.project.publicKey });
+  const contactsOf = () => recordedOf(given.api.dataSource, given.project.id, ...CONTACT_TYPES);
 
   it('records contact.created for a new contact with its address, subscription and data', async () => {
-    const created = await client.post('/contacts', { email: 'New@Example.com', data: { plan: 'pro' } }, { key: project.secretKey });
+    const created = await given.client.post('/contacts', { email: 'New@Example.com', data: { plan: 'pro' } }, { key: given.project.secretKey });
     expect(created.status).toBe(201);
     expect(await contactsOf()).toEqual([
       {
@@ -32,7 +25,7 @@ describe('contact.* webhook events from the contact writes', () => {
         key: `contact:${created.body.id}:created`,
       },
     ]);
-    expect(await deliveriesOf(api.dataSource, endpointId)).toEqual([{ type: 'contact.created', projectId: project.id }]);
+    expect(await deliveriesOf(given.api.dataSource, endpointId)).toEqual([{ type: 'contact.created', projectId: given.project.id }]);
   });
 
   it('records contact.updated for a track that changed data, and nothing for one that changed nothing', async () => {
@@ -48,12 +41,12 @@ describe('contact.* webhook events from the contact writes', () => {
   });
 
   it('records contact.updated and contact.unsubscribed for a subscription flip, and contact.updated for a new address', async () => {
-    const created = await client.post('/contacts', { email: 'flip@example.com' }, { key: project.secretKey });
+    const created = await given.client.post('/contacts', { email: 'flip@example.com' }, { key: given.project.secretKey });
     const id = created.body.id;
-    expect((await client.patch(`/contacts/${id}`, { subscribed: false }, { key: project.secretKey })).status).toBe(200);
-    expect((await client.patch(`/contacts/${id}`, { subscribed: false }, { key: project.secretKey })).status).toBe(200);
-    expect((await client.patch(`/contacts/${id}`, { email: 'moved@example.com' }, { key: project.secretKey })).status).toBe(200);
-    const [unsubscribed] = await api.dataSource.query(`SELECT id FROM events WHERE contact_id = $1 AND name = 'contact.unsubscribed'`, [id]);
+    expect((await given.client.patch(`/contacts/${id}`, { subscribed: false }, { key: given.project.secretKey })).status).toBe(200);
+    expect((await given.client.patch(`/contacts/${id}`, { subscribed: false }, { key: given.project.secretKey })).status).toBe(200);
+    expect((await given.client.patch(`/contacts/${id}`, { email: 'moved@example.com' }, { key: given.project.secretKey })).status).toBe(200);
+    const [unsubscribed] = await given.api.dataSource.query(`SELECT id FROM events WHERE contact_id = $1 AND name = 'contact.unsubscribed'`, [id]);
     const events = await contactsOf();
     expect(events.filter((event) => event.type !== 'contact.created')).toEqual([
       { type: 'contact.unsubscribed', data: { contactId: id, email: 'flip@example.com', subscribed: false, data: {} }, key: `event:${unsubscribed.id}` },
@@ -63,9 +56,9 @@ describe('contact.* webhook events from the contact writes', () => {
   });
 
   it('records contact.deleted with the contact as it was', async () => {
-    const created = await client.post('/contacts', { email: 'gone@example.com', data: { tier: 2 } }, { key: project.secretKey });
-    expect((await client.delete(`/contacts/${created.body.id}`, { key: project.secretKey })).status).toBe(204);
-    expect(await recordedOf(api.dataSource, project.id, 'contact.deleted')).toEqual([
+    const created = await given.client.post('/contacts', { email: 'gone@example.com', data: { tier: 2 } }, { key: given.project.secretKey });
+    expect((await given.client.delete(`/contacts/${created.body.id}`, { key: given.project.secretKey })).status).toBe(204);
+    expect(await recordedOf(given.api.dataSource, given.project.id, 'contact.deleted')).toEqual([
       {
         type: 'contact.deleted',
         data: { contactId: created.body.id, email: 'gone@example.com', subscribed: true, data: { tier: 2 } },
@@ -75,23 +68,23 @@ describe('contact.* webhook events from the contact writes', () => {
   });
 
   it('records only the types an endpoint subscribes to, and nothing for a project without endpoints', async () => {
-    const narrow = (await signupWithProject(api)).project;
-    await addEndpoint(api.dataSource, narrow.id, ['contact.deleted']);
-    const bare = (await signupWithProject(api)).project;
+    const narrow = (await signupWithProject(given.api)).project;
+    await addEndpoint(given.api.dataSource, narrow.id, ['contact.deleted']);
+    const bare = (await signupWithProject(given.api)).project;
     for (const key of [narrow.publicKey, bare.publicKey]) {
-      expect((await client.post('/v1/track', { email: 'someone@example.com', event: 'x', data: { a: 1 } }, { key })).status).toBe(200);
-      expect((await client.post('/v1/track', { email: 'someone@example.com', event: 'y', data: { a: 2 }, subscribed: false }, { key })).status).toBe(200);
+      expect((await given.client.post('/v1/track', { email: 'someone@example.com', event: 'x', data: { a: 1 } }, { key })).status).toBe(200);
+      expect((await given.client.post('/v1/track', { email: 'someone@example.com', event: 'y', data: { a: 2 }, subscribed: false }, { key })).status).toBe(200);
     }
-    expect(await recordedEvents(api.dataSource, narrow.id)).toEqual([]);
-    expect(await recordedEvents(api.dataSource, bare.id)).toEqual([]);
+    expect(await recordedEvents(given.api.dataSource, narrow.id)).toEqual([]);
+    expect(await recordedEvents(given.api.dataSource, bare.id)).toEqual([]);
   });
 
   it("never hands one project's events to another project's endpoint", async () => {
-    const other = (await signupWithProject(api)).project;
-    const otherEndpoint = await addEndpoint(api.dataSource, other.id, ['*']);
+    const other = (await signupWithProject(given.api)).project;
+    const otherEndpoint = await addEndpoint(given.api.dataSource, other.id, ['*']);
     expect((await track({ email: 'mine@example.com', event: 'x' })).status).toBe(200);
-    expect((await client.post('/v1/track', { email: 'theirs@example.com', event: 'x' }, { key: other.publicKey })).status).toBe(200);
-    expect(await deliveriesOf(api.dataSource, endpointId)).toEqual([{ type: 'contact.created', projectId: project.id }]);
-    expect(await deliveriesOf(api.dataSource, otherEndpoint)).toEqual([{ type: 'contact.created', projectId: other.id }]);
+    expect((await given.client.post('/v1/track', { email: 'theirs@example.com', event: 'x' }, { key: other.publicKey })).status).toBe(200);
+    expect(await deliveriesOf(given.api.dataSource, endpointId)).toEqual([{ type: 'contact.created', projectId: given.project.id }]);
+    expect(await deliveriesOf(given.api.dataSource, otherEndpoint)).toEqual([{ type: 'contact.created', projectId: other.id }]);
   });
 });

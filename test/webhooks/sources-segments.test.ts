@@ -1,81 +1,71 @@
 import type { EventRecord } from '../../src/entities/event-record';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { SegmentMembership } from '../../src/segments/membership';
-import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { signupWithProject } from '../support/api';
+import { useSignedUpProject } from '../support/stack';
 import { addEndpoint, deliveriesOf, recordedEvents } from './sources-support';
 
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
 describe('segment.<slug>.entry|exit webhook events from tracked segments', () => {
-  let api: TestApi;
-  let client: Client;
-  let project: { id: string; publicKey: string; secretKey: string };
-
-  beforeAll(async () => {
-    api = await startApi();
-    client = new Client(api.url);
-  });
-  afterAll(() => api.close());
-  beforeEach(async () => {
-    project = (await signupWithProject(api)).project;
-  });
+  const given = useSignedUpProject();
 
   const createSegment = async (name: string) => {
-    const answer = await client.post('/segments', { name, condition: pro, trackMembership: true }, { key: project.secretKey });
+    const answer = await given.client.post('/segments', { name, condition: pro, trackMembership: true }, { key: given.project.secretKey });
     expect(answer.status).toBe(201);
-    const [{ slug }] = await api.dataSource.query('SELECT slug FROM segments WHERE id = $1', [answer.body.id]);
+    const [{ slug }] = await given.api.dataSource.query('SELECT slug FROM segments WHERE id = $1', [answer.body.id]);
     return { id: answer.body.id as string, slug: slug as string };
   };
-  const track = (email: string, plan: string) => client.post('/v1/track', { email, event: 'plan.changed', data: { plan } }, { key: project.publicKey });
+  const track = (email: string, plan: string) => given.client.post('/v1/track', { email, event: 'plan.changed', data: { plan } }, { key: given.project.publicKey });
 
   it('records entry and exit as a tracked contact joins and leaves, with the contact and the segment', async () => {
     const segment = await createSegment('Pro customers');
-    const endpointId = await addEndpoint(api.dataSource, project.id, [`segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`]);
+    const endpointId = await addEndpoint(given.api.dataSource, given.project.id, [`segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`]);
     const joined = await track('ada@example.com', 'pro');
     const contactId = joined.body.data.contact;
     await track('ada@example.com', 'pro');
     await track('ada@example.com', 'free');
-    const stored: { id: string; name: string }[] = await api.dataSource.query(
+    const stored: { id: string; name: string }[] = await given.api.dataSource.query(
       `SELECT id, name FROM events WHERE contact_id = $1 AND source = 'SYSTEM' ORDER BY created_at`,
       [contactId],
     );
     expect(stored.map((event) => event.name)).toEqual([`segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`]);
     const contact = (plan: string) => ({ contactId, email: 'ada@example.com', subscribed: true, data: { plan } });
-    expect(await recordedEvents(api.dataSource, project.id)).toEqual([
+    expect(await recordedEvents(given.api.dataSource, given.project.id)).toEqual([
       { type: `segment.${segment.slug}.entry`, data: { ...contact('pro'), segmentId: segment.id, segmentName: 'Pro customers' }, key: `event:${stored[0].id}` },
       { type: `segment.${segment.slug}.exit`, data: { ...contact('free'), segmentId: segment.id, segmentName: 'Pro customers' }, key: `event:${stored[1].id}` },
     ]);
-    expect(await deliveriesOf(api.dataSource, endpointId)).toHaveLength(2);
+    expect(await deliveriesOf(given.api.dataSource, endpointId)).toHaveLength(2);
   });
 
   it('records the moves of a full computation once, however often its events are dispatched again', async () => {
     const segment = await createSegment('Computed');
-    await addEndpoint(api.dataSource, project.id, ['*']);
-    await api.dataSource.query(
+    await addEndpoint(given.api.dataSource, given.project.id, ['*']);
+    await given.api.dataSource.query(
       `INSERT INTO contacts (project_id, email, subscribed, data) SELECT $1, 'c' || i || '@example.com', true, '{"plan":"pro"}' FROM generate_series(1, 3) AS i`,
-      [project.id],
+      [given.project.id],
     );
-    const membership = new SegmentMembership(api.dataSource, new ContactsService(api.dataSource, api.dispatcher));
+    const membership = new SegmentMembership(given.api.dataSource, new ContactsService(given.api.dataSource, given.api.dispatcher));
     expect((await membership.compute(segment.id)).entered).toBe(3);
-    const stored: EventRecord[] = await api.dataSource.query(
+    const stored: EventRecord[] = await given.api.dataSource.query(
       `SELECT id, project_id AS "projectId", contact_id AS "contactId", name, data, source FROM events WHERE project_id = $1 AND source = 'SYSTEM'`,
-      [project.id],
+      [given.project.id],
     );
     expect(stored).toHaveLength(3);
     // The event-redelivery pass hands the same events to the subscribers again.
-    expect(await api.dispatcher.publish(stored)).toBe(true);
-    const recorded = await recordedEvents(api.dataSource, project.id);
+    expect(await given.api.dispatcher.publish(stored)).toBe(true);
+    const recorded = await recordedEvents(given.api.dataSource, given.project.id);
     expect(recorded.map((event) => event.type)).toEqual([1, 2, 3].map(() => `segment.${segment.slug}.entry`));
     expect(recorded.map((event) => event.data.email).sort()).toEqual(['c1@example.com', 'c2@example.com', 'c3@example.com']);
   });
 
   it("records nothing for an unsubscribed segment's moves, nor for another project's endpoint", async () => {
     const segment = await createSegment('Quiet');
-    await addEndpoint(api.dataSource, project.id, [`segment.${segment.slug}.exit`]);
-    const other = (await signupWithProject(api)).project;
-    const otherEndpoint = await addEndpoint(api.dataSource, other.id, ['*']);
+    await addEndpoint(given.api.dataSource, given.project.id, [`segment.${segment.slug}.exit`]);
+    const other = (await signupWithProject(given.api)).project;
+    const otherEndpoint = await addEndpoint(given.api.dataSource, other.id, ['*']);
     await track('bob@example.com', 'pro');
-    expect(await recordedEvents(api.dataSource, project.id)).toEqual([]);
-    expect(await deliveriesOf(api.dataSource, otherEndpoint)).toEqual([]);
+    expect(await recordedEvents(given.api.dataSource, given.project.id)).toEqual([]);
+    expect(await deliveriesOf(given.api.dataSource, otherEndpoint)).toEqual([]);
   });
 });
