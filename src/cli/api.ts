@@ -1,5 +1,5 @@
 import { createApp } from '../app';
-import { composeCore } from '../composition';
+import { composeCore, createServices } from '../composition';
 import { ConfigError, loadConfig } from '../config';
 import { openDatabase } from '../db/data-source';
 import { logger } from '../logger';
@@ -21,9 +21,10 @@ runMain('Herald API', async (shutdown) => {
   shutdown.add('Temporal client', () => connection.close());
   const core = composeCore(config, dataSource, client);
   shutdown.add('mailer', async () => core.mailer.close?.());
-  const api = await listen(createApp(core), config.port);
+  const services = createServices(core);
+  const api = await listen(createApp(core, services), config.port);
   shutdown.add('API', api.close);
   logger.info(`Herald API listening on port ${config.port}`);
   const smtpPort = relayPort(config);
-  if (smtpPort !== undefined) shutdown.add('SMTP relay', (await startSmtpRelay(core, smtpPort)).close);
+  if (smtpPort !== undefined) shutdown.add('SMTP relay', (await startSmtpRelay({ ...core, services }, smtpPort)).close);
 });

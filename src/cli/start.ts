@@ -1,5 +1,5 @@
 import { createApp } from '../app';
-import { composeCore } from '../composition';
+import { composeCore, createServices } from '../composition';
 import { loadConfig } from '../config';
 import { logger } from '../logger';
 import { claimDataDir } from '../runtime/data-dir-claim';
@@ -35,10 +35,11 @@ runMain('Herald', async (shutdown) => {
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 
-  const api = await listen(createApp(core), config.port);
+  const services = createServices(core);
+  const api = await listen(createApp(core, services), config.port);
   shutdown.add('API', api.close);
   const smtpPort = relayPort(config, DEVELOPMENT_RELAY_PORT);
-  const relay = smtpPort === undefined ? undefined : await startSmtpRelay(core, smtpPort);
+  const relay = smtpPort === undefined ? undefined : await startSmtpRelay({ ...core, services }, smtpPort);
   if (relay) shutdown.add('SMTP relay', relay.close);
 
   const base = `http://localhost:${config.port}`;

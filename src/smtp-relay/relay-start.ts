@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServices, type AppDeps } from '../composition';
+import { createServices, type AppDeps, type Services } from '../composition';
 import type { Config } from '../config';
 import { logger } from '../logger';
 import { WindowLimiter } from '../rate-limits/window-limiter';
@@ -30,16 +30,20 @@ export function relayPort(config: Config, fallback?: number): number | undefined
   return port === 'off' ? undefined : port ?? fallback;
 }
 
+/** The process's core and, where the process runs the API too, the app's services, which the relay then sends through. */
+export type RelayDeps = AppDeps & { services?: Pick<Services, 'send'> };
+
 /**
  * Starts the SMTP relay on a port (0: any free one) beside whatever else the process runs,
- * sending through the same services as the API, within relay-limits' time and memory limits
- * (`overrides`: others). A port in use stops start-up with one line.
+ * sending through the API's services (built once here when the process has no app), within
+ * relay-limits' time and memory limits (`overrides`: others). A port in use stops start-up with one line.
  */
-export async function startSmtpRelay(core: AppDeps, port: number, overrides: Partial<RelayTuning> = {}): Promise<RunningRelay> {
-  const { config, dataSource } = core;
+export async function startSmtpRelay(deps: RelayDeps, port: number, overrides: Partial<RelayTuning> = {}): Promise<RunningRelay> {
+  const { config, dataSource } = deps;
   const tuning = relayTuning(overrides);
   const budget = new ByteBudget(tuning.bytesInFlight);
-  const sending = new RelaySending(dataSource, createServices(core).send, new WindowLimiter(dataSource, config.rateLimitPerMinute), config.idempotencyTtlHours);
+  const { send } = deps.services ?? createServices(deps);
+  const sending = new RelaySending(dataSource, send, new WindowLimiter(dataSource, config.rateLimitPerMinute), config.idempotencyTtlHours);
   const server = createRelayServer({ dataSource, sending, tls: await tlsMaterial(config.smtpRelay, config.dataDir), allowInsecure: config.smtpRelay.allowInsecure, tuning, budget });
   await new Promise<void>((resolve, reject) => {
     const refused = (err: NodeJS.ErrnoException) => {
