@@ -25,20 +25,26 @@ const SAMPLE_MS = 50;
 const REPORT_MS = 500;
 
 /** What the worker process tells the bench. */
-export type WorkerReport = { type: 'ready'; rss: number } | { type: 'memory'; peakRss: number };
+export type WorkerReport = { type: 'ready'; rss: number; cpuMs: number } | { type: 'memory'; peakRss: number; cpuMs: number };
 
 function report(message: WorkerReport): void {
   process.send?.(message);
 }
 
-/** Every REPORT_MS, the highest RSS read since the previous report. */
+/** CPU milliseconds (user + system) this process used so far. */
+function cpuMs(): number {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1000;
+}
+
+/** Every REPORT_MS, the highest RSS read since the previous report, and the CPU time (user + system) used so far. */
 function reportMemory(): void {
   let peakRss = 0;
   setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
   }, SAMPLE_MS).unref();
   setInterval(() => {
-    report({ type: 'memory', peakRss });
+    report({ type: 'memory', peakRss, cpuMs: cpuMs() });
     peakRss = 0;
   }, REPORT_MS).unref();
 }
@@ -61,7 +67,7 @@ async function main(): Promise<void> {
   });
   reportMemory();
   const running = runWorkers(workers);
-  report({ type: 'ready', rss: process.memoryUsage.rss() });
+  report({ type: 'ready', rss: process.memoryUsage.rss(), cpuMs: cpuMs() });
   await running;
 }
 

@@ -19,7 +19,9 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
+import { watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
+import { pidFromFile } from './process-cpu';
 import { startBenchStack } from './stack';
 import { runBench, waitFor, withScratch } from './support';
 
@@ -41,10 +43,11 @@ const SENT_TIMEOUT_MS = 60_000;
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 const count = (n: number) => n.toLocaleString('en');
 
-/** One reading of the worker's memory: the peak RSS of the half second before `at`. */
+/** One reading of the worker's memory: the peak RSS of the half second before `at`, and its CPU milliseconds used by then. */
 interface MemorySample {
   at: number;
   peakRss: number;
+  cpuMs?: number;
 }
 
 /** The bench's worker in a child process, which reports its memory into `samples`. */
@@ -73,8 +76,10 @@ class WorkerProcess {
     const idleRss = await new Promise<number>((resolve, reject) => {
       child.once('exit', () => reject(new Error('The worker process exited before it was ready')));
       child.on('message', (report: WorkerReport) => {
-        if (report.type === 'ready') resolve(report.rss);
-        else samples.push({ at: performance.now(), peakRss: report.peakRss });
+        if (report.type === 'ready') {
+          samples.push({ at: performance.now(), peakRss: report.rss, cpuMs: report.cpuMs });
+          resolve(report.rss);
+        } else samples.push({ at: performance.now(), peakRss: report.peakRss, cpuMs: report.cpuMs });
       });
     });
     return { worker, idleRss };
@@ -182,9 +187,8 @@ async function killAndRestart(ses: SesServer, run: Run): Promise<Kill | undefine
   await new Promise((resolve) => setTimeout(resolve, 200));
   await waitFor(() => ses.inFlight === 0, 10_000, POLL_MS);
   const inFlight = await cutOffDeliveries(run.dataSource, run.campaignId, run.messages);
-  const { worker, idleRss } = await WorkerProcess.start(run.env, run.bundlePath, run.samples);
+  const { worker } = await WorkerProcess.start(run.env, run.bundlePath, run.samples);
   run.worker = worker;
-  run.samples.push({ at: performance.now(), peakRss: idleRss });
   return { deliveredBefore, inFlight, awaitingSes };
 }
 
@@ -196,6 +200,13 @@ function memoryFigures(samples: MemorySample[], from: number, to: number) {
   const first = peak(during.filter((sample) => sample.at <= middle));
   const second = peak(during.filter((sample) => sample.at > middle));
   return { peak: peak(during), first, second, flat: second <= first * (1 + FLAT_MEMORY_TOLERANCE) };
+}
+
+/** The worker's CPU milliseconds between the last reading before `from` and the first after `to` (one worker: without a kill). */
+function workerCpuMs(samples: MemorySample[], from: number, to: number): number | undefined {
+  const before = samples.filter((sample) => sample.at <= from && sample.cpuMs !== undefined).at(-1);
+  const after = samples.find((sample) => sample.at >= to && sample.cpuMs !== undefined);
+  return before && after ? after.cpuMs! - before.cpuMs! : undefined;
 }
 
 /** What one run measured. */
@@ -211,11 +222,15 @@ interface Figures {
   campaign: { status: string; totalRecipients: number; sentCount: number };
   idleRss: number;
   memory: ReturnType<typeof memoryFigures>;
+  /** The worker's CPU over the send (without a kill). */
+  workerCpuMs: number | undefined;
+  /** The peak RSS and PSS of the whole process tree over the send. */
+  tree: { rss: number; pss: number };
   kill: Kill | undefined;
 }
 
 /** Prints the summary with the aims' verdicts; true when the checks passed: SENT, nobody missing, no duplicate beyond those in flight at a kill. */
-function report({ complete, seconds, delivered, duplicates, campaign, idleRss, memory, kill }: Figures): boolean {
+function report({ complete, seconds, delivered, duplicates, campaign, idleRss, memory, workerCpuMs, tree, kill }: Figures): boolean {
   const missing = CONTACTS - delivered;
   const inFlight = kill?.inFlight ?? 0;
   const rate = delivered / seconds;
@@ -230,6 +245,8 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
     `Worker memory: idle ${mb(idleRss)}, peak ${mb(memory.peak)} (first half ${mb(memory.first)}, second half ${mb(memory.second)})` +
       (KILL_WORKER ? '' : ` [aim < ${mb(AIM_WORKER_PEAK_BYTES)}: ${verdict(memory.peak < AIM_WORKER_PEAK_BYTES)}; flat: ${verdict(memory.flat)}]`),
   );
+  if (workerCpuMs !== undefined) console.log(`Worker CPU: ${(workerCpuMs / 1000).toFixed(1)} s, ${(workerCpuMs / Math.max(1, delivered)).toFixed(2)} ms per email`);
+  console.log(`Process tree (bench with API and SES double, worker, Temporal, Postgres): peak RSS ${mb(tree.rss)}, peak PSS ${mb(tree.pss)} [aim RSS < 1.2 GB]`);
   console.log(`Campaign: ${campaign.status}, totalRecipients ${count(campaign.totalRecipients)}, sentCount ${count(campaign.sentCount)}`);
   if (kill) {
     console.log(
@@ -293,12 +310,16 @@ function main(): Promise<boolean> {
         `worker in its own process${KILL_WORKER ? ', SIGKILLed after a third' : ''}`,
     );
 
+    const treeWatch = watchTreeMemory(() => [process.pid, pidFromFile(path.join(scratch.root, 'postgres', 'postmaster.pid'))]);
     const started = performance.now();
     const sent = await client.post(`/campaigns/${run.campaignId}/send`, {}, { key });
     if (sent.status !== 200) throw new Error(`POST /campaigns/{id}/send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
     const kill = KILL_WORKER ? await killAndRestart(ses, run) : undefined;
     const complete = (!KILL_WORKER || kill !== undefined) && (await waitForDeliveries(run.messages, CONTACTS, () => run.worker));
     const seconds = (performance.now() - started) / 1000;
+    const tree = treeWatch.stop();
+    // The worker's next report reads its CPU after the last delivery.
+    await new Promise((resolve) => setTimeout(resolve, 600));
     await waitFor(async () => (await client.get(`/campaigns/${run.campaignId}`, { key })).body.status !== 'SENDING', SENT_TIMEOUT_MS, POLL_MS);
 
     const figures: Figures = {
@@ -309,6 +330,8 @@ function main(): Promise<boolean> {
       campaign: (await client.get(`/campaigns/${run.campaignId}`, { key })).body,
       idleRss: first.idleRss,
       memory: memoryFigures(samples, started, started + seconds * 1000),
+      workerCpuMs: kill ? undefined : workerCpuMs(samples, started, started + seconds * 1000),
+      tree,
       kill,
     };
     return report(figures);
