@@ -22,17 +22,6 @@ export interface Tracked {
 
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
-/**
- * Group transactions written at once (on as many pool connections); a contact is in at most one
- * of them. One keeps groups largest, which costs least on a machine Postgres shares.
- */
-const WRITERS = 1;
-
-/** A committed group: its dispatch, and how to answer its requests once that was delivered. */
-interface CommittedGroup {
-  dispatch: PendingDispatch;
-  answer: () => void;
-}
 
 interface PendingTrack {
   projectId: string;
@@ -44,78 +33,64 @@ interface PendingTrack {
 }
 
 /**
- * Group commit of tracked events. Requests that arrive while group transactions run are stored
- * together by the next one (one contact upsert, one event insert and one dispatch row for the
- * whole group), which starts as soon as a running one commits; WRITERS groups are written at
- * once, never two holding the same contact. Committed groups are dispatched the same way: those
- * committed while a dispatch runs are delivered together next, in commit order. Each request is
- * answered once its group was delivered, as a lone transaction would be; the delivered dispatch
- * rows are removed after the answers.
+ * Group commit of tracked events. Requests that arrive while a group transaction runs are
+ * stored together by the next one (one contact upsert, one event insert and one dispatch row
+ * for the whole group), which starts as soon as the running one commits. Each request is
+ * answered once its group committed: the event is stored, and its dispatch row makes sure that
+ * workflow triggers, waiting executions and tracked segments see it even if the process dies
+ * now. Committed groups are then delivered to those subscribers in commit order, those
+ * committed while a delivery runs together, and their dispatch rows removed; a delivery that
+ * fails or never happens is repeated by the worker (`event-redelivery`).
  *
- * A group holds at most one request per contact; a later request for a contact already in a
- * group being formed or written waits for a later group, so one contact's requests are applied
- * one after the other in arrival order (data patches, subscription flips and their events, event order),
- * exactly as separate transactions would. When the group's work fails (a billing or data-key
- * cap, a bad value), nothing of it was committed: its requests are then written one by one,
- * so each gets its own answer. A failure of the commit itself is every member's answer, since
- * whether it committed is unknown and writing again could store an event twice.
+ * A group holds at most one request per contact; a later request for a contact already in the
+ * group waits for a later group, so one contact's requests are applied one after the other in
+ * arrival order (data patches, subscription flips and their events, event order), exactly as
+ * separate transactions would. When the group's work fails (a billing or data-key cap, a bad
+ * value), nothing of it was committed: its requests are then written one by one, so each gets
+ * its own answer. A failure of the commit itself is every member's answer, since whether it
+ * committed is unknown and writing again could store an event twice.
  */
 export class TrackWriter {
   private pending: PendingTrack[] = [];
-  private writers = 0;
-  /** The contacts of the groups being written: a contact's next request waits until its group committed. */
-  private readonly writingContacts = new Set<string>();
-  /** Committed groups: those committed while one is delivered are delivered together next. */
-  private readonly deliveries: GroupWriter<CommittedGroup, undefined>;
+  private writing = false;
+  /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
+  private readonly deliveries: GroupWriter<PendingDispatch, undefined>;
 
   constructor(private readonly contacts: ContactsService) {
-    this.deliveries = new GroupWriter(async (groups) => {
-      const dispatches = groups.map((group) => group.dispatch);
+    this.deliveries = new GroupWriter(async (dispatches) => {
       const delivered = await contacts.deliver(dispatches).catch((err: unknown) => {
         logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again');
         return false;
       });
-      // Committed: each request is answered with its ids whatever the delivery did (a failed one is repeated later).
-      for (const group of groups) group.answer();
       // Removed beside the next delivery (completeDelivered groups the deletes and logs its own failure).
       if (delivered) void contacts.completeDelivered(dispatches);
-      return groups.map(() => undefined);
+      return dispatches.map(() => undefined);
     });
   }
 
-  /** Stores one tracked event with its contact upsert; answers once it committed and was dispatched. */
+  /** Stores one tracked event with its contact upsert; answers once it committed (its delivery follows). */
   track(projectId: string, input: TrackInput): Promise<Tracked> {
     return new Promise((resolve, reject) => {
       this.pending.push({ projectId, input, contactKey: `${projectId}\u0000${normalizeEmail(input.email)}`, resolve, reject });
-      this.startWriters();
+      if (!this.writing) void this.writeGroups();
     });
   }
 
-  /** Starts writers, up to WRITERS, while some waiting request's contact is not being written. */
-  private startWriters(): void {
-    while (this.writers < WRITERS && this.pending.some((item) => !this.writingContacts.has(item.contactKey))) {
-      this.writers += 1;
-      void this.writeGroups();
-    }
-  }
-
-  /** One writer: writes groups until none can be taken, then leaves what waits to the writers running or started next. */
+  /** Writes groups, one transaction at a time, until no request waits. */
   private async writeGroups(): Promise<void> {
-    for (let group = this.nextGroup(); group.length > 0; group = this.nextGroup()) {
-      await this.write(group);
-      for (const item of group) this.writingContacts.delete(item.contactKey);
-    }
-    this.writers -= 1;
-    this.startWriters();
+    this.writing = true;
+    while (this.pending.length > 0) await this.write(this.nextGroup());
+    this.writing = false;
   }
 
-  /** Takes the next group from the queue: up to MAX_GROUP requests, the first one of each contact no other group is writing. */
+  /** Takes the next group from the queue: up to MAX_GROUP requests, the first waiting one of each contact. */
   private nextGroup(): PendingTrack[] {
     const group: PendingTrack[] = [];
     const left: PendingTrack[] = [];
+    const contacts = new Set<string>();
     for (const item of this.pending) {
-      if (group.length < MAX_GROUP && !this.writingContacts.has(item.contactKey)) {
-        this.writingContacts.add(item.contactKey);
+      if (group.length < MAX_GROUP && !contacts.has(item.contactKey)) {
+        contacts.add(item.contactKey);
         group.push(item);
       } else {
         left.push(item);
@@ -125,7 +100,7 @@ export class TrackWriter {
     return group;
   }
 
-  /** Writes one group in one transaction; its dispatch (with the groups committed meanwhile) follows the previous one's, then it is answered. */
+  /** Writes one group in one transaction and answers it; its dispatch follows the previous group's. */
   private async write(group: PendingTrack[]): Promise<void> {
     let workFailed = false;
     try {
@@ -137,8 +112,8 @@ export class TrackWriter {
           throw err;
         }
       });
-      const answer = () => group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
-      void this.deliveries.add({ dispatch, answer });
+      group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
+      void this.deliveries.add(dispatch);
     } catch (err) {
       if (!workFailed || group.length === 1) {
         for (const item of group) item.reject(err);

@@ -3,6 +3,7 @@ import { ContactsService } from '../../src/contacts/contacts-service';
 import { SegmentMembership } from '../../src/segments/membership';
 import { signupWithProject } from '../support/api';
 import { useSignedUpProject } from '../support/stack';
+import { until } from '../support/wait';
 import { addEndpoint, deliveriesOf, recordedEvents } from './sources-support';
 
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
@@ -23,12 +24,13 @@ describe('segment.<slug>.entry|exit webhook events from tracked segments', () =>
     const endpointId = await addEndpoint(given.api.dataSource, given.project.id, [`segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`]);
     const joined = await track('ada@example.com', 'pro');
     const contactId = joined.body.data.contact;
+    const membershipEvents = async (): Promise<{ id: string; name: string }[]> =>
+      given.api.dataSource.query(`SELECT id, name FROM events WHERE contact_id = $1 AND source = 'SYSTEM' ORDER BY created_at`, [contactId]);
+    // A tracked event is answered once stored; the segment sees it moments later.
+    await until(membershipEvents, (events) => events.length === 1, 'the entry event');
     await track('ada@example.com', 'pro');
     await track('ada@example.com', 'free');
-    const stored: { id: string; name: string }[] = await given.api.dataSource.query(
-      `SELECT id, name FROM events WHERE contact_id = $1 AND source = 'SYSTEM' ORDER BY created_at`,
-      [contactId],
-    );
+    const stored = await until(membershipEvents, (events) => events.length === 2, 'the exit event');
     expect(stored.map((event) => event.name)).toEqual([`segment.${segment.slug}.entry`, `segment.${segment.slug}.exit`]);
     const contact = (plan: string) => ({ contactId, email: 'ada@example.com', subscribed: true, data: { plan } });
     expect(await recordedEvents(given.api.dataSource, given.project.id)).toEqual([
@@ -64,7 +66,13 @@ describe('segment.<slug>.entry|exit webhook events from tracked segments', () =>
     await addEndpoint(given.api.dataSource, given.project.id, [`segment.${segment.slug}.exit`]);
     const other = (await signupWithProject(given.api)).project;
     const otherEndpoint = await addEndpoint(given.api.dataSource, other.id, ['*']);
-    await track('bob@example.com', 'pro');
+    const tracked = await track('bob@example.com', 'pro');
+    // Bob entered the segment (the move a subscriber of exits only does not hear about).
+    await until(
+      () => given.api.dataSource.query('SELECT 1 FROM segment_members WHERE segment_id = $1 AND contact_id = $2', [segment.id, tracked.body.data.contact]),
+      (rows) => rows.length === 1,
+      'the entry',
+    );
     expect(await recordedEvents(given.api.dataSource, given.project.id)).toEqual([]);
     expect(await deliveriesOf(given.api.dataSource, otherEndpoint)).toEqual([]);
   });
