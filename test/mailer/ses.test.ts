@@ -184,6 +184,24 @@ describe('SesMailer', () => {
     expect(ses.emails.map((e) => e.messageId)).toEqual([sent.messageId]);
   });
 
+  it('answers each of many concurrent sends through the shared client with its own outcome', async () => {
+    ses.failNext(5, 429, 'TooManyRequestsException');
+
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => mailer.send({ ...message, to: [`reader${i}@example.com`] }).catch((err: unknown) => err)),
+    );
+
+    const failed = outcomes.filter((outcome) => outcome instanceof TransientMailError);
+    const sent = outcomes.filter((outcome): outcome is { messageId: string } => !(outcome instanceof Error));
+    expect(failed).toHaveLength(5);
+    expect(sent).toHaveLength(35);
+    expect(new Set(sent.map((outcome) => outcome.messageId)).size).toBe(35);
+    expect(ses.emails.map((email) => email.messageId).sort()).toEqual(sent.map((outcome) => outcome.messageId).sort());
+    expect(new Set(ses.emails.map((email) => email.request.Destination?.ToAddresses?.[0])).size).toBe(35);
+    expect(ses.requests).toHaveLength(40);
+    for (const email of ses.emails) expect(email.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=\S+\/eu-west-1\/ses\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/);
+  });
+
   it('maps an unreachable endpoint to a TransientMailError', async () => {
     const closed = new SesMailer({
       region: 'eu-west-1',
