@@ -24,6 +24,12 @@ export const MAX_BATCH_SIZE = 1000;
  * group's transaction to commit, not for SES.
  */
 export const DELIVERY_CONCURRENCY = 128;
+/**
+ * Pages one batch attempt queues and delivers at most when the project has no send rate: the
+ * workflow's step between attempts is paid once per this many pages, and a retried attempt
+ * goes through at most this many pages again (their emails sent are no longer QUEUED).
+ */
+export const PAGES_PER_BATCH = 10;
 /** Attempts after which an email that keeps failing transiently is given up (as `email/<id>` gives up, after about an hour). */
 const MAX_DELIVERY_ATTEMPTS = 16;
 
@@ -38,6 +44,22 @@ export interface SendingPlan {
 export interface BatchRequest extends SendingPlan {
   campaignId: string;
   afterContactId: string | null;
+}
+
+/** A page of the audience queued, with its emails still QUEUED. */
+interface QueuedPage extends PageCursor {
+  emails: QueuedEmail[];
+}
+
+/** Where a queued page leaves the audience. */
+interface PageCursor {
+  projectId: string;
+  /** Contacts in the page; fewer than the batch size means the audience is exhausted. */
+  contacts: number;
+  /** The page's last contact, null for an empty page. */
+  lastContactId: string | null;
+  /** Why the campaign stops after this page (suspended project, emails cap reached). */
+  stopReason?: string;
 }
 
 /** What one batch did. */
@@ -78,43 +100,79 @@ export class CampaignRunner {
   }
 
   /**
-   * Queues the next page of the audience (only while the campaign is SENDING, checked under
-   * a lock that cancelling waits for), then delivers the page's emails still QUEUED, loaded in
-   * the same transaction with what composing them needs. A suspended project (checked there,
-   * once per batch), or the project's emails cap, stops the campaign: with a cap, only as
-   * many of the page are queued as the period has emails left (under the cap's lock), those
-   * are delivered, and the campaign ends CANCELLED with the reason.
+   * Queues the next page of the audience and delivers its emails still QUEUED, then, without a
+   * send rate, the pages after it, up to PAGES_PER_BATCH: each page is queued while the one
+   * before it is being sent, so the sends never wait for a page. A suspended project or the
+   * emails cap stops the campaign after its page (see queuePage); a cancel stops the pages.
+   * The result describes the last page queued, the cursor the workflow goes on from; a retry
+   * of the attempt begins again at the request's page, and what it queued is still QUEUED.
    */
   async sendBatch(request: BatchRequest, handled: () => void, signal?: AbortSignal): Promise<BatchResult> {
-    const queued = await this.dataSource.transaction(async (manager) => {
+    const page = await this.queuePage(request, request.afterContactId);
+    if (!page) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
+    let last: PageCursor = { projectId: page.projectId, contacts: page.contacts, lastContactId: page.lastContactId, stopReason: page.stopReason };
+    // A page's emails are held only until its last one is taken.
+    let firstEmails: QueuedEmail[] | undefined = page.emails;
+    page.emails = [];
+    let cancelled = false;
+    let pages = 1;
+    const pipelined = !this.config.sendRatePerSecond;
+    const nextPage = async (): Promise<QueuedEmail[] | undefined> => {
+      if (firstEmails) {
+        const emails = firstEmails;
+        firstEmails = undefined;
+        return emails;
+      }
+      if (!pipelined || cancelled || signal?.aborted || last.stopReason || last.contacts < request.batchSize || pages >= PAGES_PER_BATCH) return undefined;
+      pages += 1;
+      const next = await this.queuePage(request, last.lastContactId);
+      if (!next) {
+        cancelled = true;
+        return undefined;
+      }
+      last = { projectId: next.projectId, contacts: next.contacts, lastContactId: next.lastContactId, stopReason: next.stopReason };
+      return next.emails;
+    };
+    const attempted = await this.deliverAll(nextPage, handled, signal);
+    if (cancelled) return { stopped: true, contacts: last.contacts, lastContactId: last.lastContactId, attempted, minDurationMs: 0 };
+    if (last.stopReason) {
+      await this.stop(request.campaignId, last.stopReason);
+      return { stopped: true, contacts: last.contacts, lastContactId: last.lastContactId, attempted, minDurationMs: 0 };
+    }
+    return {
+      stopped: false,
+      contacts: last.contacts,
+      lastContactId: last.lastContactId,
+      attempted,
+      minDurationMs: await this.minDurationMs(last.projectId, attempted),
+    };
+  }
+
+  /**
+   * Queues the page of the audience after `afterContactId` (only while the campaign is
+   * SENDING, checked under a lock that cancelling waits for) and loads the page's emails still
+   * QUEUED, in one transaction, with what composing them needs; undefined when the campaign is
+   * no longer SENDING. A suspended project (checked there, once per page) or the project's
+   * emails cap gives the reason the campaign stops: with a cap, only as many of the page are
+   * queued as the period has emails left (under the cap's lock).
+   */
+  private async queuePage(request: BatchRequest, afterContactId: string | null): Promise<QueuedPage | undefined> {
+    return this.dataSource.transaction(async (manager) => {
       const campaign = await lockCampaign(manager, request.campaignId, 'pessimistic_read');
       if (!campaign || campaign.status !== 'SENDING') return undefined;
       const suspended = await disabledReason(manager, campaign.projectId);
       if (suspended !== undefined) {
         return { projectId: campaign.projectId, contacts: 0, lastContactId: null, emails: [], stopReason: `Stopped: the project is suspended (${suspended})` };
       }
-      const page = await audiencePage(manager, campaign, new Date(request.audienceAsOf), request.afterContactId, request.batchSize);
+      const page = await audiencePage(manager, campaign, new Date(request.audienceAsOf), afterContactId, request.batchSize);
       const lastContactId = page.length > 0 ? page[page.length - 1] : null;
       const allowed = await this.withinEmailLimit(manager, campaign, page);
       await queueEmails(manager, campaign, allowed.contactIds);
       // The last page (shorter than a batch) also takes the queued emails beyond it: those of
       // contacts who left the audience (suppressed meanwhile) after an earlier attempt queued them.
-      const emails = await queuedEmails(manager, campaign.id, request.afterContactId, page.length < request.batchSize ? null : lastContactId);
+      const emails = await queuedEmails(manager, campaign.id, afterContactId, page.length < request.batchSize ? null : lastContactId);
       return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
-    if (!queued) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
-    const attempted = await this.deliverAll(queued.emails, handled, signal);
-    if (queued.stopReason) {
-      await this.stop(request.campaignId, queued.stopReason);
-      return { stopped: true, contacts: queued.contacts, lastContactId: queued.lastContactId, attempted, minDurationMs: 0 };
-    }
-    return {
-      stopped: false,
-      contacts: queued.contacts,
-      lastContactId: queued.lastContactId,
-      attempted,
-      minDurationMs: await this.minDurationMs(queued.projectId, attempted),
-    };
   }
 
   /**
@@ -154,22 +212,45 @@ export class CampaignRunner {
 
   /**
    * Delivers the batch's emails DELIVERY_CONCURRENCY at a time, each recorded as soon as its
-   * send returns. An email that fails for good (rejected, not renderable, or failing
-   * transiently attempt after attempt) is recorded FAILED and the rest go on; another transient
-   * failure stops the batch once the deliveries in flight end, and is thrown for Temporal to
-   * retry it: the retry delivers only the emails still QUEUED. After a cancel, the rest are
-   * SKIPPED and none of them goes out. Once `signal` aborts (the attempt was given up: another
-   * may be delivering the same emails), no further send starts and its reason is thrown.
-   * `handled` is called as each email's attempt ends, however it ended.
+   * send returns, page after page as `more` answers them (the next page is asked for as soon
+   * as the previous one is handed over, so it loads while that one is sent; undefined: no
+   * more). An email that fails for good (rejected, not renderable, or failing transiently
+   * attempt after attempt) is recorded FAILED and the rest go on; another transient failure,
+   * or a page that cannot be loaded, stops the batch once the deliveries in flight end, and is
+   * thrown for Temporal to retry it: the retry delivers only the emails still QUEUED. After a
+   * cancel, the rest are SKIPPED and none of them goes out. Once `signal` aborts (the attempt
+   * was given up: another may be delivering the same emails), no further send starts and its
+   * reason is thrown. `handled` is called as each email's attempt ends, however it ended.
    */
-  private async deliverAll(emails: QueuedEmail[], handled: () => void, signal?: AbortSignal): Promise<number> {
+  private async deliverAll(more: () => Promise<QueuedEmail[] | undefined>, handled: () => void, signal?: AbortSignal): Promise<number> {
+    let page: QueuedEmail[] = [];
     let next = 0;
     let attempted = 0;
     let transient: unknown;
+    const ask = () =>
+      more().catch((err: unknown) => {
+        transient ??= err;
+        return undefined;
+      });
+    let upcoming: Promise<QueuedEmail[] | undefined> | undefined = ask();
     const writes = this.delivery.batchWrites();
+    /** The next email to deliver; undefined once there is none or the batch stops. */
+    const take = async (): Promise<QueuedEmail | undefined> => {
+      while (transient === undefined && !signal?.aborted) {
+        if (next < page.length) return page[next++];
+        const loading = upcoming;
+        if (!loading) return undefined;
+        const emails = await loading;
+        // The first lane back hands the page over and asks for the one after it.
+        if (upcoming === loading) {
+          [page, next] = [emails ?? [], 0];
+          upcoming = emails ? ask() : undefined;
+        }
+      }
+      return undefined;
+    };
     const lane = async () => {
-      while (next < emails.length && transient === undefined && !signal?.aborted) {
-        const email = emails[next++];
+      for (let email = await take(); email; email = await take()) {
         try {
           if ((await this.delivery.deliverQueued(email, writes)) === 'SENT') attempted += 1;
         } catch (err) {
@@ -181,7 +262,9 @@ export class CampaignRunner {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, emails.length) }, lane));
+    await Promise.all(Array.from({ length: DELIVERY_CONCURRENCY }, lane));
+    // A page still loading is waited for, so that no transaction outlives the attempt.
+    await upcoming;
     signal?.throwIfAborted();
     if (transient !== undefined) throw transient;
     return attempted;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { stopCampaign } from '../../src/campaigns/campaigns-queries';
-import { CampaignRunner, DELIVERY_CONCURRENCY, type BatchRequest } from '../../src/campaigns/campaign-runner';
+import { CampaignRunner, DELIVERY_CONCURRENCY, PAGES_PER_BATCH, type BatchRequest } from '../../src/campaigns/campaign-runner';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
 import { openDatabase } from '../../src/db/data-source';
@@ -146,5 +146,40 @@ describe('CampaignRunner batches', () => {
     // Only the sends in flight at the cancel (at most one per lane) went out after it.
     expect(mailer.emailIds.length).toBeLessThan(20 + DELIVERY_CONCURRENCY);
     expect(cancelMs).toBeLessThan(1000);
+  });
+
+  it('delivers the pages after the first in the same attempt, up to PAGES_PER_BATCH, and answers the last page as the cursor', async () => {
+    const pageSize = 10;
+    const contacts = pageSize * PAGES_PER_BATCH + 35;
+    const request = { ...(await sendingCampaign(contacts)), batchSize: pageSize };
+    const ids: string[] = (await dataSource.query('SELECT id FROM contacts WHERE project_id = $1 ORDER BY id', [projectId])).map((row: { id: string }) => row.id);
+    const first = await runner.sendBatch(request, () => undefined);
+    expect(first).toEqual({ stopped: false, contacts: pageSize, lastContactId: ids[pageSize * PAGES_PER_BATCH - 1], attempted: pageSize * PAGES_PER_BATCH, minDurationMs: 0 });
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: pageSize * PAGES_PER_BATCH }, sentCount: pageSize * PAGES_PER_BATCH, sentEvents: pageSize * PAGES_PER_BATCH });
+    const second = await runner.sendBatch({ ...request, afterContactId: first.lastContactId }, () => undefined);
+    expect(second).toEqual({ stopped: false, contacts: 5, lastContactId: ids[contacts - 1], attempted: 35, minDurationMs: 0 });
+    expect(await outcome(request.campaignId)).toEqual({ statuses: { SENT: contacts }, sentCount: contacts, sentEvents: contacts });
+    expect(mailer.emailIds).toHaveLength(contacts);
+    expect(new Set(mailer.emailIds).size).toBe(contacts);
+  });
+
+  it('queues no page after a cancel between pages, and sends none of the pages queued before it that were not yet sent', async () => {
+    const request = { ...(await sendingCampaign(200)), batchSize: 10 };
+    mailer.onSent = async (count) => {
+      if (count !== 15) return;
+      await dataSource.transaction(async (manager) => {
+        await manager.query('SELECT 1 FROM campaigns WHERE id = $1 FOR UPDATE', [request.campaignId]);
+        await stopCampaign(manager, request.campaignId, 'Cancelled through the API');
+      });
+    };
+    const result = await runner.sendBatch(request, () => undefined);
+    expect(result.stopped).toBe(true);
+    const { statuses, sentCount } = await outcome(request.campaignId);
+    // Emails of pages queued before the cancel were sent (those in flight) or skipped, none left QUEUED.
+    expect(Object.keys(statuses).filter((status) => status !== 'SENT' && status !== 'SKIPPED')).toEqual([]);
+    expect(sentCount).toBe(statuses.SENT);
+    expect(statuses.SENT).toBe(new Set(mailer.emailIds).size);
+    // Pages after the cancel were never queued.
+    expect(statuses.SENT + (statuses.SKIPPED ?? 0)).toBeLessThan(200);
   });
 });
