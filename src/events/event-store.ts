@@ -23,17 +23,29 @@ export interface EventTransaction {
   afterCommit(step: () => void | Promise<void>): void;
 }
 
+/** Parts of what transactions stored and wrote, each of one project. */
+interface BatchPart {
+  projectId: string;
+  events?: EventRecord[];
+  contactIds?: Iterable<string>;
+}
+
+/** One batch per project of the parts, events in the order given, each contact once. */
+function byProject(parts: Iterable<BatchPart>): DispatchBatch[] {
+  const merged = new Map<string, { events: EventRecord[]; contactIds: Set<string> }>();
+  for (const part of parts) {
+    const found = merged.get(part.projectId) ?? { events: [], contactIds: new Set<string>() };
+    merged.set(part.projectId, found);
+    if (part.events) found.events.push(...part.events);
+    for (const id of part.contactIds ?? []) found.contactIds.add(id);
+  }
+  return [...merged].map(([projectId, { events, contactIds }]) => ({ projectId, events, contactIds: [...contactIds] }));
+}
+
 /** Groups what a transaction stored and wrote by project, events in the order stored. */
 function batchesOf(stored: EventRecord[], changed: Map<string, Set<string>>): DispatchBatch[] {
-  const batches = new Map<string, DispatchBatch>();
-  const batch = (projectId: string) => {
-    const found = batches.get(projectId) ?? { projectId, events: [], contactIds: [] };
-    batches.set(projectId, found);
-    return found;
-  };
-  for (const event of stored) batch(event.projectId).events.push(event);
-  for (const [projectId, ids] of changed) batch(projectId).contactIds.push(...ids);
-  return [...batches.values()];
+  const events = stored.map((event): BatchPart => ({ projectId: event.projectId, events: [event] }));
+  return byProject([...events, ...[...changed].map(([projectId, contactIds]) => ({ projectId, contactIds }))]);
 }
 
 /** What a committed transaction still has to do: its after-commit steps, and the delivery of its queued dispatch rows. */
@@ -93,18 +105,6 @@ export async function commitWithEvents<T>(
   return { value, dispatch };
 }
 
-/** One batch per project of several committed transactions' batches, events in commit order. */
-function mergedBatches(batches: DispatchBatch[]): DispatchBatch[] {
-  const merged = new Map<string, { events: EventRecord[]; contactIds: Set<string> }>();
-  for (const batch of batches) {
-    const found = merged.get(batch.projectId) ?? { events: [], contactIds: new Set<string>() };
-    merged.set(batch.projectId, found);
-    found.events.push(...batch.events);
-    for (const id of batch.contactIds) found.contactIds.add(id);
-  }
-  return [...merged].map(([projectId, { events, contactIds }]) => ({ projectId, events, contactIds: [...contactIds] }));
-}
-
 /**
  * Runs the after-commit steps of committed transactions (in commit order) and delivers what they
  * stored to the subscribers, one batch per project for all of them; true when every subscriber
@@ -113,7 +113,7 @@ function mergedBatches(batches: DispatchBatch[]): DispatchBatch[] {
  */
 export async function deliverDispatches(dispatcher: EventDispatcher, dispatches: PendingDispatch[]): Promise<boolean> {
   for (const step of dispatches.flatMap((dispatch) => dispatch.steps)) await step();
-  const batches = dispatches.length === 1 ? dispatches[0].batches : mergedBatches(dispatches.flatMap((dispatch) => dispatch.batches));
+  const batches = dispatches.length === 1 ? dispatches[0].batches : byProject(dispatches.flatMap((dispatch) => dispatch.batches));
   const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
   return delivered.every(Boolean);
 }
