@@ -151,7 +151,8 @@ interface QueuedEmailRow {
   from_name: string | null;
   reply_to: string | null;
   subject: string;
-  body: string;
+  /** Null when it is the campaign's body, which is then not sent once per row. */
+  body: string | null;
   headers: Record<string, string>;
   variables: Record<string, unknown>;
   type: QueuedEmail['type'];
@@ -163,17 +164,23 @@ interface QueuedEmailRow {
  * The campaign's emails still QUEUED for contacts in (`afterContactId`, `lastContactId`] (no
  * upper bound when `lastContactId` is null), in contact id order: those of a page just queued,
  * or left over by an attempt that stopped part way. One query loads each with its contact's
- * data and whether it is suppressed.
+ * data and whether it is suppressed. The emails share one copy of the campaign's body (each row
+ * holds its own, read back only where it differs), so a page holds the body once, not per email.
  */
-export async function queuedEmails(manager: EntityManager, campaignId: string, afterContactId: string | null, lastContactId: string | null): Promise<QueuedEmail[]> {
+export async function queuedEmails(
+  manager: EntityManager,
+  campaign: Pick<Campaign, 'id' | 'body'>,
+  afterContactId: string | null,
+  lastContactId: string | null,
+): Promise<QueuedEmail[]> {
   const rows: QueuedEmailRow[] = await manager.query(
     `SELECT e.id, e.project_id, e.campaign_id, e.contact_id, c.data AS contact_data, e.to_email, e.to_name, e."from", e.from_name, e.reply_to,
-            e.subject, e.body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
+            e.subject, NULLIF(e.body, $4) AS body, e.headers, e.variables, e.type, ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
             ${hasEndpointSql('(SELECT project_id FROM campaigns WHERE id = $1)')} AS hooked
        FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
       WHERE e.campaign_id = $1 AND e.status = 'QUEUED' AND ($2::uuid IS NULL OR e.contact_id <= $2::uuid) AND ($3::uuid IS NULL OR e.contact_id > $3::uuid)
       ORDER BY e.contact_id`,
-    [campaignId, lastContactId, afterContactId],
+    [campaign.id, lastContactId, afterContactId, campaign.body],
   );
   return rows.map((row) => ({
     id: row.id,
@@ -187,7 +194,7 @@ export async function queuedEmails(manager: EntityManager, campaignId: string, a
     fromName: row.from_name,
     replyTo: row.reply_to,
     subject: row.subject,
-    body: row.body,
+    body: row.body ?? campaign.body,
     headers: row.headers,
     variables: row.variables,
     type: row.type,

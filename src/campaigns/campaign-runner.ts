@@ -170,7 +170,7 @@ export class CampaignRunner {
       await queueEmails(manager, campaign, allowed.contactIds);
       // The last page (shorter than a batch) also takes the queued emails beyond it: those of
       // contacts who left the audience (suppressed meanwhile) after an earlier attempt queued them.
-      const emails = await queuedEmails(manager, campaign.id, afterContactId, page.length < request.batchSize ? null : lastContactId);
+      const emails = await queuedEmails(manager, campaign, afterContactId, page.length < request.batchSize ? null : lastContactId);
       return { projectId: campaign.projectId, contacts: page.length, lastContactId, emails, stopReason: allowed.stopReason };
     });
   }

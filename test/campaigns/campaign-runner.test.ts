@@ -14,6 +14,8 @@ class FakeMailer implements Mailer {
   readonly transport = 'ses' as const;
   readonly emailIds: string[] = [];
   readonly subjects = new Set<string>();
+  /** The HTML of each message taken, by email id. */
+  readonly htmls = new Map<string, string>();
   /** Runs once the message with this number (from 1) is taken. */
   onSent?: (count: number) => Promise<void>;
   failing = false;
@@ -23,6 +25,7 @@ class FakeMailer implements Mailer {
     if (this.failing) throw new TransientMailError('SES is throttling');
     this.emailIds.push(message.tags!.emailId);
     this.subjects.add(message.subject);
+    this.htmls.set(message.tags!.emailId, message.html);
     await this.onSent?.(this.emailIds.length);
     return { messageId: randomUUID() };
   }
@@ -181,5 +184,19 @@ describe('CampaignRunner batches', () => {
     expect(statuses.SENT).toBe(new Set(mailer.emailIds).size);
     // Pages after the cancel were never queued.
     expect(statuses.SENT + (statuses.SKIPPED ?? 0)).toBeLessThan(200);
+  });
+
+  it("sends each email with its own row's body, the campaign's for those that hold it", async () => {
+    const request = await sendingCampaign(3);
+    mailer.failing = true;
+    await expect(runner.sendBatch(request, () => undefined)).rejects.toThrow('SES is throttling');
+    const [{ id: own }] = await dataSource.query(
+      `UPDATE emails SET body = '<p>Own {{ first }}</p>' WHERE id = (SELECT id FROM emails WHERE campaign_id = $1 ORDER BY contact_id LIMIT 1) RETURNING id`,
+      [request.campaignId],
+    ).then(([rows]: [{ id: string }[]]) => rows);
+    mailer.failing = false;
+    await runner.sendBatch(request, () => undefined);
+    expect(mailer.htmls.size).toBe(3);
+    for (const [emailId, html] of mailer.htmls) expect(html).toContain(emailId === own ? 'Own Ada' : 'Hello Ada');
   });
 });
