@@ -85,6 +85,17 @@ class WorkerProcess {
     return { worker, idleRss };
   }
 
+  /** Ends the process as a deployment stops it (it exits once the bench disconnects, writing any `--cpu-prof` profile), SIGKILL after 10 s. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    const exited = once(this.child, 'exit');
+    this.killed = true;
+    this.child.disconnect();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
   /** Kills the process at once (SIGKILL) and waits until it is gone. */
   async kill(): Promise<void> {
     this.killed = true;
@@ -304,7 +315,7 @@ function main(): Promise<boolean> {
       samples,
       worker: first.worker,
     };
-    scratch.onCleanup(() => run.worker.kill());
+    scratch.onCleanup(() => run.worker.stop());
     console.log(
       `Campaign to ALL of ${count(CONTACTS)} subscribed contacts; local SES answering after ${SES_DELAY_MS} ms; ` +
         `worker in its own process${KILL_WORKER ? ', SIGKILLed after a third' : ''}`,
