@@ -22,6 +22,12 @@ export interface Tracked {
 
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
+/**
+ * The most answered events whose delivery has not ended: past it the next group waits for a
+ * delivery to end, so requests wait for their answers instead of memory filling up when
+ * deliveries fall behind the commits.
+ */
+const MAX_UNDELIVERED = 2000;
 
 interface PendingTrack {
   projectId: string;
@@ -40,7 +46,8 @@ interface PendingTrack {
  * workflow triggers, waiting executions and tracked segments see it even if the process dies
  * now. Committed groups are then delivered to those subscribers in commit order, those
  * committed while a delivery runs together, and their dispatch rows removed; a delivery that
- * fails or never happens is repeated by the worker (`event-redelivery`).
+ * fails or never happens is repeated by the worker (`event-redelivery`). While `maxUndelivered`
+ * answered events wait for their delivery, no further group is written.
  *
  * A group holds at most one request per contact; a later request for a contact already in the
  * group waits for a later group, so one contact's requests are applied one after the other in
@@ -53,10 +60,16 @@ interface PendingTrack {
 export class TrackWriter {
   private pending: PendingTrack[] = [];
   private writing = false;
+  /** Answered events whose delivery has not ended, and how to wake the writer waiting for one to end. */
+  private undelivered = 0;
+  private delivered: (() => void) | undefined;
   /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
   private readonly deliveries: GroupWriter<PendingDispatch, undefined>;
 
-  constructor(private readonly contacts: ContactsService) {
+  constructor(
+    private readonly contacts: ContactsService,
+    private readonly maxUndelivered = MAX_UNDELIVERED,
+  ) {
     this.deliveries = new GroupWriter(async (dispatches) => {
       const delivered = await contacts.deliver(dispatches).catch((err: unknown) => {
         logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again');
@@ -79,7 +92,10 @@ export class TrackWriter {
   /** Writes groups, one transaction at a time, until no request waits. */
   private async writeGroups(): Promise<void> {
     this.writing = true;
-    while (this.pending.length > 0) await this.write(this.nextGroup());
+    while (this.pending.length > 0) {
+      while (this.undelivered >= this.maxUndelivered) await new Promise<void>((resolve) => (this.delivered = resolve));
+      await this.write(this.nextGroup());
+    }
     this.writing = false;
   }
 
@@ -113,7 +129,13 @@ export class TrackWriter {
         }
       });
       group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
-      void this.deliveries.add(dispatch);
+      this.undelivered += group.length;
+      void this.deliveries.add(dispatch).finally(() => {
+        this.undelivered -= group.length;
+        const wake = this.delivered;
+        this.delivered = undefined;
+        wake?.();
+      });
     } catch (err) {
       if (!workFailed || group.length === 1) {
         for (const item of group) item.reject(err);
