@@ -21,7 +21,7 @@ import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import { watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
-import { pidFromFile } from './process-cpu';
+import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { startBenchStack } from './stack';
 import { runBench, waitFor, withScratch } from './support';
 
@@ -237,11 +237,13 @@ interface Figures {
   workerCpuMs: number | undefined;
   /** The peak RSS and PSS of the whole process tree over the send. */
   tree: { rss: number; pss: number };
+  /** CPU seconds over the send of Postgres, of this process (the API and the SES double), and of its tree (with the worker and Temporal). */
+  cpuSeconds: { postgres: number; bench: number; tree: number };
   kill: Kill | undefined;
 }
 
 /** Prints the summary with the aims' verdicts; true when the checks passed: SENT, nobody missing, no duplicate beyond those in flight at a kill. */
-function report({ complete, seconds, delivered, duplicates, campaign, idleRss, memory, workerCpuMs, tree, kill }: Figures): boolean {
+function report({ complete, seconds, delivered, duplicates, campaign, idleRss, memory, workerCpuMs, tree, cpuSeconds, kill }: Figures): boolean {
   const missing = CONTACTS - delivered;
   const inFlight = kill?.inFlight ?? 0;
   const rate = delivered / seconds;
@@ -256,7 +258,13 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
     `Worker memory: idle ${mb(idleRss)}, peak ${mb(memory.peak)} (first half ${mb(memory.first)}, second half ${mb(memory.second)})` +
       (KILL_WORKER ? '' : ` [aim < ${mb(AIM_WORKER_PEAK_BYTES)}: ${verdict(memory.peak < AIM_WORKER_PEAK_BYTES)}; flat: ${verdict(memory.flat)}]`),
   );
-  if (workerCpuMs !== undefined) console.log(`Worker CPU: ${(workerCpuMs / 1000).toFixed(1)} s, ${(workerCpuMs / Math.max(1, delivered)).toFixed(2)} ms per email`);
+  if (workerCpuMs !== undefined) {
+    const temporal = cpuSeconds.tree - cpuSeconds.bench - workerCpuMs / 1000;
+    console.log(
+      `CPU over the send: worker ${(workerCpuMs / 1000).toFixed(1)} s (${(workerCpuMs / Math.max(1, delivered)).toFixed(2)} ms per email), ` +
+        `Postgres ${cpuSeconds.postgres.toFixed(1)} s, Temporal ${temporal.toFixed(1)} s, this process (the API and the SES double) ${cpuSeconds.bench.toFixed(1)} s`,
+    );
+  }
   console.log(`Process tree (bench with API and SES double, worker, Temporal, Postgres): peak RSS ${mb(tree.rss)}, peak PSS ${mb(tree.pss)} [aim RSS < 1.2 GB]`);
   console.log(`Campaign: ${campaign.status}, totalRecipients ${count(campaign.totalRecipients)}, sentCount ${count(campaign.sentCount)}`);
   if (kill) {
@@ -321,7 +329,13 @@ function main(): Promise<boolean> {
         `worker in its own process${KILL_WORKER ? ', SIGKILLed after a third' : ''}`,
     );
 
-    const treeWatch = watchTreeMemory(() => [process.pid, pidFromFile(path.join(scratch.root, 'postgres', 'postmaster.pid'))]);
+    const postgresPid = () => pidFromFile(path.join(scratch.root, 'postgres', 'postmaster.pid'));
+    const treeWatch = watchTreeMemory(() => [process.pid, postgresPid()]);
+    const benchCpu = () => {
+      const used = process.cpuUsage();
+      return (used.user + used.system) / 1e6;
+    };
+    const cpuAtStart = { postgres: treeCpuSeconds(postgresPid()), bench: benchCpu(), tree: treeCpuSeconds(process.pid) };
     const started = performance.now();
     const sent = await client.post(`/campaigns/${run.campaignId}/send`, {}, { key });
     if (sent.status !== 200) throw new Error(`POST /campaigns/{id}/send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
@@ -329,6 +343,11 @@ function main(): Promise<boolean> {
     const complete = (!KILL_WORKER || kill !== undefined) && (await waitForDeliveries(run.messages, CONTACTS, () => run.worker));
     const seconds = (performance.now() - started) / 1000;
     const tree = treeWatch.stop();
+    const cpuSeconds = {
+      postgres: treeCpuSeconds(postgresPid()) - cpuAtStart.postgres,
+      bench: benchCpu() - cpuAtStart.bench,
+      tree: treeCpuSeconds(process.pid) - cpuAtStart.tree,
+    };
     // The worker's next report reads its CPU after the last delivery.
     await new Promise((resolve) => setTimeout(resolve, 600));
     await waitFor(async () => (await client.get(`/campaigns/${run.campaignId}`, { key })).body.status !== 'SENDING', SENT_TIMEOUT_MS, POLL_MS);
@@ -343,6 +362,7 @@ function main(): Promise<boolean> {
       memory: memoryFigures(samples, started, started + seconds * 1000),
       workerCpuMs: kill ? undefined : workerCpuMs(samples, started, started + seconds * 1000),
       tree,
+      cpuSeconds,
       kill,
     };
     return report(figures);
