@@ -61,8 +61,9 @@ const schemas: Record<string, Schema> = {
   }),
   StorableJson: {
     description:
-      'What every JSON body must be besides its own schema: no NUL character (`\\u0000`) in any string or key, and at most ' +
-      '64 levels deep, else 422 `VALIDATION_ERROR` naming the field (Postgres cannot store either).',
+      'What every JSON body must be besides its own schema: no NUL character (`\\u0000`) and no lone UTF-16 surrogate ' +
+      '(an unpaired `\\ud800`-`\\udfff` escape) in any string or key, and at most 64 levels deep, else 422 ' +
+      '`VALIDATION_ERROR` naming the field (Postgres cannot store any of them).',
     anyOf: [
       { type: ['null', 'boolean', 'number'] },
       { type: 'string', not: { pattern: '\\u0000' } },
