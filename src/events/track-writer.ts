@@ -29,6 +29,17 @@ const MAX_GROUP = 250;
  */
 const MAX_UNDELIVERED = 2000;
 
+/**
+ * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
+ * refused a statement or the commit with a data exception (22), an integrity violation (23)
+ * or a rollback (40, but for 40003, statement completion unknown). A lost connection or any
+ * other failure leaves the outcome unknown.
+ */
+function rolledBack(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|40)[0-9A-Z]{3}$/.test(code) && code !== '40003';
+}
+
 interface PendingTrack {
   projectId: string;
   input: TrackInput;
@@ -53,9 +64,10 @@ interface PendingTrack {
  * group waits for a later group, so one contact's requests are applied one after the other in
  * arrival order (data patches, subscription flips and their events, event order), exactly as
  * separate transactions would. When the group's work fails (a billing or data-key cap, a bad
- * value), nothing of it was committed: its requests are then written one by one, so each gets
- * its own answer. A failure of the commit itself is every member's answer, since whether it
- * committed is unknown and writing again could store an event twice.
+ * value), or Postgres refuses its last insert or its commit with an error that rolled it back,
+ * nothing of it was committed: its requests are then written one by one, so each gets its own
+ * answer. Any other failure of the commit is every member's answer, since whether it committed
+ * is unknown and writing again could store an event twice.
  */
 export class TrackWriter {
   private pending: PendingTrack[] = [];
@@ -137,7 +149,7 @@ export class TrackWriter {
         wake?.();
       });
     } catch (err) {
-      if (!workFailed || group.length === 1) {
+      if (!(workFailed || rolledBack(err)) || group.length === 1) {
         for (const item of group) item.reject(err);
         return;
       }
