@@ -7,6 +7,7 @@ import type { EventRecord } from '../../src/entities/event-record';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { TrackWriter, type TrackInput, type Tracked } from '../../src/events/track-writer';
 import { createContact, createProject } from '../automations/fixtures';
+import { until } from '../support/wait';
 
 describe('group commit of tracked events (TrackWriter)', () => {
   let dataSource: DataSource;
@@ -75,8 +76,10 @@ describe('group commit of tracked events (TrackWriter)', () => {
       const own = events.filter((event) => event.contact_id === contact.id).sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
       expect(own.map((event) => event.name)).toEqual(['step.0', 'step.1', 'step.2', 'step.3', 'step.4', 'step.5']);
     }
+    // Answers come once a group committed; its delivery and the removal of its dispatch row follow.
+    await until(async () => delivered.length, (count) => count >= events.length, 'the delivery of every event');
     expect(delivered.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
-    expect(await dataSource.query('SELECT 1 FROM event_dispatches WHERE project_id = $1', [projectId])).toHaveLength(0);
+    await until(() => dataSource.query('SELECT 1 FROM event_dispatches WHERE project_id = $1', [projectId]), (rows) => rows.length === 0, 'the dispatch rows removed');
   });
 
   it('emits one subscription event per flip, in order, for one contact\'s concurrent requests', async () => {
@@ -111,6 +114,7 @@ describe('group commit of tracked events (TrackWriter)', () => {
     const events = await storedEvents();
     expect(events.map((event) => event.name).sort()).toEqual(['known-keys', 'new-key', 'no-data', 'opened']);
     expect([...(await contactsByEmail()).keys()].sort()).toEqual(['a@example.test', 'b@example.test', 'd@example.test', 'first@example.test']);
+    await until(async () => delivered.length, (count) => count >= events.length, 'the delivery of every event');
     expect(delivered.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
   });
 
