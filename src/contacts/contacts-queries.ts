@@ -42,31 +42,27 @@ interface Row {
 
 /**
  * Updates the contacts of the batch that exist (locked in email order, each one's subscription
- * read before the change) and inserts the others, in one statement. Each contact is found by
- * its own (project, email) index lookup, whatever the planner's statistics say, so a batch
- * costs the same in a project of a hundred contacts or of a million, and in a project whose
- * contacts arrived since the table was last analysed (the LIMIT tells the planner how many items
- * there are, so it joins them by index, never by scanning contacts). A row another transaction
+ * read before the change) and inserts the others, in one statement. A row another transaction
  * inserted after this statement's snapshot is skipped by the insert and left to the caller's
  * next round; rows are inserted in email order, so two batches never wait on each other in a circle.
  */
 async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
   return manager.query(
     `WITH i AS (
-       SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean) LIMIT ${items.length}
+       SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
      ), locked AS (
        SELECT c.id, c.subscribed AS old_subscribed, c.data AS old_data, i.set, i.unset, i.subscribed
-         FROM (SELECT * FROM i ORDER BY email) i
-        CROSS JOIN LATERAL (
-          SELECT c.id, c.subscribed, c.data FROM contacts c WHERE c.project_id = $1 AND c.email = i.email FOR UPDATE
-        ) c
+         FROM contacts c JOIN i ON c.email = i.email
+        WHERE c.project_id = $1
+        ORDER BY c.email
+        FOR UPDATE OF c
      ), updated AS (
        UPDATE contacts c
           SET data = (c.data || l.set) - coalesce(l.unset, '{}'::text[]),
               subscribed = coalesce(l.subscribed, c.subscribed),
               updated_at = now()
          FROM locked l
-        WHERE c.id = l.id AND c.id = ANY(ARRAY(SELECT id FROM locked))
+        WHERE c.id = l.id
         RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new,
                   (c.data IS DISTINCT FROM l.old_data OR c.subscribed IS DISTINCT FROM l.old_subscribed) AS changed, c.data
      ), inserted AS (

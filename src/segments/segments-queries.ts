@@ -244,8 +244,7 @@ export interface MembershipMoves {
 
 /**
  * Brings a segment's stored membership in line with its condition for some contacts, in one
- * statement (so atomically, without a transaction of its own), reading only those contacts and
- * their memberships (by key, whatever the project's size): the matching non-members enter,
+ * statement (so atomically, without a transaction of its own): the matching non-members enter,
  * the members that no longer match exit, each move stores its `segment.<slug>.entry|exit` event
  * (`data` given) and the events are queued for dispatch (src/events/dispatches-queries.ts). An
  * insert that found the member already there, or a delete that found it gone, stores nothing, so
@@ -263,19 +262,17 @@ export async function moveMembers(
   const [id, ids, entry, exit, data, retry] = [1, 2, 3, 4, 5, 6].map((i) => `$${n + i}`);
   const [row]: { events: { id: string; contact_id: string; name: string; data: Record<string, unknown>; created_at: string }[]; dispatch: string | null }[] =
     await manager.query(
-      `WITH matched AS (
-         SELECT c.id FROM unnest(${ids}::uuid[]) AS given(id)
-          CROSS JOIN LATERAL (SELECT c.id FROM contacts c WHERE c.id = given.id AND ${matching.where}) c
-       ), entered AS (
+      `WITH entered AS (
          INSERT INTO segment_members (segment_id, contact_id)
-         SELECT ${id}, m.id FROM matched m
-          WHERE m.id NOT IN (SELECT contact_id FROM segment_members WHERE segment_id = ${id} AND contact_id = ANY(${ids}::uuid[]))
-          ORDER BY m.id
+         SELECT ${id}, c.id FROM contacts c
+          WHERE ${matching.where} AND c.id = ANY(${ids}::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${id} AND m.contact_id = c.id)
+          ORDER BY c.id
          ON CONFLICT DO NOTHING RETURNING contact_id
        ), exited AS (
          DELETE FROM segment_members d
           WHERE d.segment_id = ${id} AND d.contact_id = ANY(${ids}::uuid[])
-            AND d.contact_id NOT IN (SELECT id FROM matched)
+            AND NOT EXISTS (SELECT 1 FROM contacts c WHERE c.id = d.contact_id AND ${matching.where})
          RETURNING d.contact_id
        ), stored AS (
          INSERT INTO events (project_id, contact_id, name, data, source)
