@@ -105,7 +105,10 @@ describe('GroupWriter', () => {
       if (items.includes('bad')) throw new Error('after-commit work failed');
       return items.map((item) => item.toUpperCase());
     });
-    const results = await Promise.allSettled([writer.add('ok'), writer.add('bad'), writer.add('also'), new Promise((resolve) => setTimeout(resolve, 5)).then(() => writer.add('later'))]);
+    const early = [writer.add('ok'), writer.add('bad'), writer.add('also')];
+    // 'later' arrives once the failing group has begun, so it belongs to the group after it.
+    while (groups.length < 2) await tick();
+    const results = await Promise.allSettled([...early, writer.add('later')]);
     expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual([
       'OK',
       'after-commit work failed',
