@@ -157,7 +157,7 @@ export class TrackWriter {
     }
   }
 
-  /** Upserts the group's contacts and stores its events, project by project; answers each request's event in group order. */
+  /** Upserts the group's contacts and stores its events, project by project in id order; answers each request's event in group order. */
   private async store(tx: EventTransaction, group: PendingTrack[]): Promise<EventRecord[]> {
     const byProject = new Map<string, number[]>();
     group.forEach((item, i) => {
@@ -166,7 +166,9 @@ export class TrackWriter {
       positions.push(i);
     });
     const events: EventRecord[] = new Array(group.length);
-    for (const [projectId, positions] of byProject) {
+    // Projects in id order (and each project's contacts in email order, by the upsert): two groups
+    // written at once, by two API processes, lock the contacts they share in the same order.
+    for (const [projectId, positions] of [...byProject].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const inputs = positions.map((i) => group[i].input);
       const patches = inputs.map((input) => parseDataPatch(input.data));
       const outcomes = await this.contacts.upsertMany(
