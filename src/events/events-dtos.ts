@@ -10,13 +10,18 @@ export const RESERVED_NAMES =
   'Reserved names are refused: `email.*`, `contact.subscribed`, `contact.unsubscribed`, ' +
   '`segment.<slug>.entry` and `segment.<slug>.exit` (those events are recorded by Herald itself).';
 
+/** The longest contact email a track request may hold. */
+const MAX_EMAIL_LENGTH = 320;
+/** The longest event name a track request may hold. */
+const MAX_EVENT_LENGTH = 255;
+
 /** `POST /v1/track` and `POST /events/track`: a contact by email and the event to record on it. */
 export class TrackRequest {
-  @IsEmail({}, { message: 'email must be a valid email address' }) @MaxLength(320)
+  @IsEmail({}, { message: 'email must be a valid email address' }) @MaxLength(MAX_EMAIL_LENGTH)
   @JSONSchema({ description: 'The contact; created when unknown.' })
   email!: string;
 
-  @IsString() @IsNotEmpty() @MaxLength(255) @JSONSchema({ description: `The event name. ${RESERVED_NAMES}` })
+  @IsString() @IsNotEmpty() @MaxLength(MAX_EVENT_LENGTH) @JSONSchema({ description: `The event name. ${RESERVED_NAMES}` })
   event!: string;
 
   @IsOptional() @IsObject()
@@ -45,8 +50,8 @@ export function quickTrackRequest(body: unknown): TrackRequest | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   for (const key of Object.keys(body)) if (!(TRACK_FIELDS as readonly string[]).includes(key)) return undefined;
   const { email, event, data, subscribed } = body as Record<string, unknown>;
-  if (typeof email !== 'string' || email.length > 320 || !isEmail(email, {})) return undefined;
-  if (typeof event !== 'string' || event.length === 0 || event.length > 255) return undefined;
+  if (typeof email !== 'string' || email.length > MAX_EMAIL_LENGTH || !isEmail(email, {})) return undefined;
+  if (typeof event !== 'string' || event.length === 0 || event.length > MAX_EVENT_LENGTH) return undefined;
   if (data != null && (typeof data !== 'object' || Array.isArray(data))) return undefined;
   if (subscribed != null && typeof subscribed !== 'boolean') return undefined;
   const request = new TrackRequest();
