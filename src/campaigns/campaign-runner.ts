@@ -110,9 +110,8 @@ export class CampaignRunner {
   async sendBatch(request: BatchRequest, handled: () => void, signal?: AbortSignal): Promise<BatchResult> {
     const page = await this.queuePage(request, request.afterContactId);
     if (!page) return { stopped: true, contacts: 0, lastContactId: null, attempted: 0, minDurationMs: 0 };
-    let last: PageCursor = { projectId: page.projectId, contacts: page.contacts, lastContactId: page.lastContactId, stopReason: page.stopReason };
-    // A page's emails are held only until its last one is taken.
-    let firstEmails: QueuedEmail[] | undefined = page.emails;
+    // A page's emails are held only until its last one is taken; `last` is the cursor without them.
+    let { emails: firstEmails, ...last }: { emails: QueuedEmail[] | undefined } & PageCursor = page;
     page.emails = [];
     let cancelled = false;
     let pages = 1;
@@ -130,8 +129,9 @@ export class CampaignRunner {
         cancelled = true;
         return undefined;
       }
-      last = { projectId: next.projectId, contacts: next.contacts, lastContactId: next.lastContactId, stopReason: next.stopReason };
-      return next.emails;
+      const { emails, ...cursor } = next;
+      last = cursor;
+      return emails;
     };
     const attempted = await this.deliverAll(nextPage, handled, signal);
     if (cancelled) return { stopped: true, contacts: last.contacts, lastContactId: last.lastContactId, attempted, minDurationMs: 0 };
