@@ -69,7 +69,7 @@ function main(): Promise<boolean> {
     process.env.AWS_SECRET_ACCESS_KEY = 'bench';
     const { url, config, dataSource } = await startBenchStack(scratch, { SES_REGION: 'us-east-1', SES_ENDPOINT: ses.endpoint, RATE_LIMIT_PER_MINUTE: '100000000' }, POOL_SIZE);
     const temporal = await connectTemporal(config.temporalAddress!, config.temporalNamespace);
-    scratch.onCleanup(() => temporal.connection.close());
+    scratch.onCleanup(temporal.close);
     const relay = await startSmtpRelay(composeCore(config, dataSource, temporal.client), 0);
     scratch.onCleanup(relay.close);
     const { project } = await signupWithProject({ url }, 'SMTP bench');

@@ -98,7 +98,7 @@ export async function startBenchStack(
   const dataSource = await openDatabase(scratch.databaseUrl, poolSize);
   scratch.onCleanup(() => dataSource.destroy());
   const temporal = await connectTemporal(address, config.temporalNamespace);
-  scratch.onCleanup(() => temporal.connection.close());
+  scratch.onCleanup(temporal.close);
   const core = composeCore(config, dataSource, temporal.client);
   scratch.onCleanup(async () => core.mailer.close?.());
 

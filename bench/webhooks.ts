@@ -185,7 +185,7 @@ function main(): Promise<boolean> {
       worker.kill('SIGKILL');
     });
     const temporal = await connectTemporal(stack.env.TEMPORAL_ADDRESS!, stack.config.temporalNamespace);
-    scratch.onCleanup(() => temporal.connection.close());
+    scratch.onCleanup(temporal.close);
     if (!DELIVER_AFTER) await ensureWebhookDispatch(temporal.client, stack.config.taskQueue);
     console.log(
       `Campaigns to ${count(CONTACTS)} subscribed contacts; local SES answering after ${SES_DELAY_MS} ms; worker in its own process` +

@@ -17,8 +17,8 @@ runMain('Herald SMTP relay', async (shutdown) => {
   if (port === undefined) throw new ConfigError('start:smtp needs SMTP_RELAY_PORT to be a port, not off');
   const dataSource = await openDatabase(config.databaseUrl);
   shutdown.add('database pool', () => dataSource.destroy());
-  const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
-  shutdown.add('Temporal client', () => connection.close());
+  const { client, close: closeTemporal } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
+  shutdown.add('Temporal client', closeTemporal);
   const relay = await startSmtpRelay(composeCore(config, dataSource, client), port);
   shutdown.add('SMTP relay', relay.close);
 });

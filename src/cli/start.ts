@@ -23,8 +23,8 @@ runMain('Herald', async (shutdown) => {
 
   const { dataSource, embedded } = await acquireDatabase(config, shutdown);
   const temporal = await acquireTemporal(config, shutdown);
-  const { connection, client } = await connectTemporal(temporal.address, config.temporalNamespace);
-  shutdown.add('Temporal client', () => connection.close());
+  const { client, close: closeTemporal } = await connectTemporal(temporal.address, config.temporalNamespace);
+  shutdown.add('Temporal client', closeTemporal);
 
   const core = composeCore(config, dataSource, client);
   shutdown.add('mailer', async () => core.mailer.close?.());

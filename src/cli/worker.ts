@@ -21,8 +21,8 @@ runMain('Herald worker', async (shutdown) => {
   }
   const dataSource = await openDatabase(config.databaseUrl);
   shutdown.add('database pool', () => dataSource.destroy());
-  const { connection, client } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
-  shutdown.add('Temporal client', () => connection.close());
+  const { client, close: closeTemporal } = await connectTemporal(config.temporalAddress, config.temporalNamespace);
+  shutdown.add('Temporal client', closeTemporal);
   const core = composeCore(config, dataSource, client);
   shutdown.add('mailer', async () => core.mailer.close?.());
   await runWorker(core, config.temporalAddress, shutdown);

@@ -1,13 +1,35 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 
-/** A Temporal client with the connection under it, which the caller closes at shutdown. */
+/** A Temporal client with the connection under it; the caller calls `close()` at shutdown. */
 export interface TemporalClient {
   connection: Connection;
   client: Client;
+  /** Closes the connection; calls still in flight fail instead of being retried. */
+  close(): Promise<void>;
 }
 
-/** Connects a Temporal client to a namespace at host:port. */
+/**
+ * Connects a Temporal client to a namespace at host:port.
+ *
+ * The SDK's gRPC retry treats "Channel closed before call started", which closing the
+ * connection gives every call still queued, as retryable; its retry then fires on a timer
+ * against the closed channel and throws out of that timer, crashing the process at shutdown.
+ * The retry here keeps the SDK's policy but stops retrying once the connection is closing.
+ */
 export async function connectTemporal(address: string, namespace: string): Promise<TemporalClient> {
-  const connection = await Connection.connect({ address });
-  return { connection, client: new Client({ connection, namespace }) };
+  let closing = false;
+  const policy = defaultGrpcRetryOptions();
+  const retry = makeGrpcRetryInterceptor({
+    ...policy,
+    retryableDecider: (attempt, status) => !closing && policy.retryableDecider(attempt, status),
+  });
+  const connection = await Connection.connect({ address, interceptors: [retry] });
+  return {
+    connection,
+    client: new Client({ connection, namespace }),
+    close: async () => {
+      closing = true;
+      await connection.close();
+    },
+  };
 }

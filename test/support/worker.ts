@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { DataSource } from 'typeorm';
 import { createActivities } from '../../activities';
@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config';
 import { composeCore } from '../../src/composition';
 import type { EventDispatcher } from '../../src/events/dispatcher';
 import { logger } from '../../src/logger';
+import { connectTemporal } from '../../src/orchestration/client';
 import { routeTemporalLogs } from '../../src/orchestration/logging';
 import { createWorkers, runWorkers, shutdownWorkers } from '../../src/orchestration/workers';
 
@@ -22,8 +23,8 @@ export interface TestTemporal {
 
 /** Connects a Temporal client to the test server. */
 export async function connectTestTemporal(): Promise<TestTemporal> {
-  const connection = await Connection.connect({ address: testTemporalAddress() });
-  return { client: new Client({ connection }), close: () => connection.close() };
+  const { client, close } = await connectTemporal(testTemporalAddress(), 'default');
+  return { client, close };
 }
 
 /** A Herald worker running in this process against the test server. */
