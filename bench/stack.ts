@@ -12,6 +12,7 @@ import { logger } from '../src/logger';
 import { listen } from '../src/runtime/http-server';
 import { connectTemporal } from '../src/orchestration/client';
 import { routeTemporalLogs } from '../src/orchestration/logging';
+import { HERALD_SEARCH_ATTRIBUTES } from '../src/orchestration/search-attributes';
 import { createWorker } from '../src/orchestration/worker';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
@@ -59,7 +60,16 @@ async function startEmbeddedTemporal(scratch: Scratch): Promise<string> {
     // Herald's pragmas), a comma-separated list with those pragmas instead of Herald's.
     const chosen = process.env.BENCH_SQLITE;
     const sqlitePragmas = chosen === 'default' ? [] : chosen ? chosen.split(',') : undefined;
-    const dev = await startDevServer({ cliPath, dataDir: scratch.root, port, uiPort: await freePort(), namespace: 'default', sqlitePragmas });
+    // Herald's search attributes, as `npm start` registers them (src/runtime/infrastructure.ts).
+    const dev = await startDevServer({
+      cliPath,
+      dataDir: scratch.root,
+      port,
+      uiPort: await freePort(),
+      namespace: 'default',
+      searchAttributes: HERALD_SEARCH_ATTRIBUTES,
+      sqlitePragmas,
+    });
     scratch.onCleanup(dev.stop);
     return dev.address;
   }

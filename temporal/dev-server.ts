@@ -19,7 +19,7 @@ export interface DevServerOptions {
   sqlitePragmas?: string[];
   /**
    * Dynamic config values (`--dynamic-config-value`); unless given ({} = the CLI's own),
-   * DYNAMIC_CONFIG once an earlier run registered these search attributes on DATA_DIR.
+   * DYNAMIC_CONFIG when the database holds these search attributes as it starts (attributesRegistered).
    */
   dynamicConfig?: Record<string, string | number | boolean>;
   log?: (message: string) => void;
@@ -48,9 +48,9 @@ export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
  * start carrying them, each visibility record) then goes to the database, through SQLite's one
  * connection, which serialises it with every other write. Without it, an attribute added while
  * the server runs is refused ("no mapping defined") until the cache refreshes. So Herald turns it
- * off only on a DATA_DIR whose database an earlier run saw holding these same attributes
- * (ATTRIBUTES_RECORD): a fresh DATA_DIR, or one from before an attribute was added, gets the
- * CLI's own setting for that run.
+ * off when the database holds these attributes as the server starts: a new one (the CLI
+ * registers them while creating it), or one an earlier run saw holding them (ATTRIBUTES_RECORD).
+ * A DATA_DIR from before an attribute was added gets the CLI's own setting for that run.
  */
 export const DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
@@ -62,11 +62,15 @@ const ATTRIBUTES_RECORD = 'temporal-search-attributes.json';
 /** The attributes as ATTRIBUTES_RECORD holds them: sorted by name. */
 const attributesText = (attributes: Record<string, SearchAttributeType>) => JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
 
-/** Whether an earlier run saw DATA_DIR's database hold these search attributes. */
+/**
+ * Whether the database holds these search attributes before the server serves: a new database
+ * (the CLI registers every `--search-attribute` while creating it), or one an earlier run saw
+ * holding them all.
+ */
 function attributesRegistered(dataDir: string, attributes: Record<string, SearchAttributeType>): boolean {
+  if (!existsSync(path.join(dataDir, 'temporal.sqlite'))) return true;
   const record = path.join(dataDir, ATTRIBUTES_RECORD);
-  if (!existsSync(path.join(dataDir, 'temporal.sqlite')) || !existsSync(record)) return false;
-  return readFileSync(record, 'utf8') === attributesText(attributes);
+  return existsSync(record) && readFileSync(record, 'utf8') === attributesText(attributes);
 }
 
 /**
