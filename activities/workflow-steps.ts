@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import type { ExecutionRef } from '../workflows/shared';
+import type { ExecutionRef, GraphStep, RecordedStepResult } from '../workflows/shared';
 import type { Condition } from '../src/conditions/condition';
 import type { Config } from '../src/config';
 import type { ContactsService } from '../src/contacts/contacts-service';
@@ -25,12 +25,46 @@ async function step<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The calls a step recorded and run in one goes through: the execution record's move and the step's own activity. */
+export interface RecordedStepCalls {
+  recordExecutionStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean>;
+  sendWorkflowEmail(execution: ExecutionRef, stepId: string, config: SendEmailConfig): Promise<unknown>;
+  evaluateCondition(projectId: string, contactId: string, condition: Condition, eventData?: Record<string, unknown>): Promise<boolean>;
+  updateWorkflowContact(projectId: string, contactId: string, config: UpdateContactConfig): Promise<unknown>;
+}
+
+/**
+ * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step as the execution's current one
+ * (RUNNING) and runs it, as recordExecutionStep and that step's activity would one after the
+ * other: STOPPED when the execution already ended (nothing is run), the branch a CONDITION chose,
+ * or null to go on along the plain transition. Safe to run again: the record is rewritten and
+ * the step's activity is itself safe to repeat.
+ */
+export function recordAndRunStepWith(calls: RecordedStepCalls) {
+  return async (execution: ExecutionRef, graphStep: GraphStep): Promise<RecordedStepResult> => {
+    if (!(await calls.recordExecutionStep(execution.executionId, graphStep.id, 'RUNNING'))) return 'STOPPED';
+    const { config } = graphStep;
+    switch (graphStep.type) {
+      case 'SEND_EMAIL':
+        await calls.sendWorkflowEmail(execution, graphStep.id, config as SendEmailConfig);
+        return null;
+      case 'CONDITION':
+        return (await calls.evaluateCondition(execution.projectId, execution.contactId, config.condition as Condition, execution.eventData)) ? 'yes' : 'no';
+      case 'UPDATE_CONTACT':
+        await calls.updateWorkflowContact(execution.projectId, execution.contactId, config as UpdateContactConfig);
+        return null;
+      default:
+        throw ApplicationFailure.create({ message: `Step "${graphStep.name}" (${graphStep.type}) is not recorded and run in one call`, type: 'InvalidStepConfig', nonRetryable: true });
+    }
+  };
+}
+
 /** Activities of the `wf-exec/<executionId>` workflow: one per step type, and the execution record's moves. */
 export function createWorkflowStepActivities(deps: { dataSource: DataSource; config: Config; contacts: ContactsService; delivery: Delivery }) {
   const records = new ExecutionRecords(deps.dataSource, deps.delivery);
   const emails = new EmailStep(deps.dataSource, deps.delivery, records);
   const webhooks = new WebhookStep(deps.dataSource, deps.config);
-  return {
+  const activities = {
     /** Records the step an execution is at (WAITING during DELAY and WAIT_FOR_EVENT); false when the execution already ended. */
     async recordExecutionStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean> {
       try {
@@ -42,9 +76,9 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
       }
     },
 
-    /** Ends an execution still under way: COMPLETED, EXITED, FAILED (with the reason) or CANCELLED. */
-    async finishExecution(executionId: string, status: FinalStatus, error?: string): Promise<void> {
-      await records.finish(executionId, status, error);
+    /** Ends an execution still under way: COMPLETED, EXITED (at its EXIT step, when given), FAILED (with the reason) or CANCELLED. */
+    async finishExecution(executionId: string, status: FinalStatus, error?: string | null, stepId?: string): Promise<void> {
+      await records.finish(executionId, status, error, stepId);
     },
 
     /** SEND_EMAIL: writes and delivers the step's one email, or skips it (suppressed, unsubscribed from MARKETING). */
@@ -66,5 +100,14 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
     async updateWorkflowContact(projectId: string, contactId: string, config: UpdateContactConfig): Promise<boolean> {
       return step(() => updateContact(deps.contacts, projectId, contactId, config));
     },
+
+    /**
+     * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step as the execution's current one
+     * (RUNNING) and runs it, in one call (recordAndRunStepWith).
+     */
+    async recordAndRunStep(execution: ExecutionRef, graphStep: GraphStep): Promise<RecordedStepResult> {
+      return recordAndRunStepWith(activities)(execution, graphStep);
+    },
   };
+  return activities;
 }

@@ -37,8 +37,15 @@ const QUERY_OPTIONS = {
 /** The activities an execution calls, as it calls them. */
 export type ExecutionActivities = Pick<
   StepActivities,
-  'recordExecutionStep' | 'finishExecution' | 'sendWorkflowEmail' | 'callWebhook' | 'evaluateCondition' | 'updateWorkflowContact'
+  'recordExecutionStep' | 'finishExecution' | 'sendWorkflowEmail' | 'callWebhook' | 'evaluateCondition' | 'updateWorkflowContact' | 'recordAndRunStep'
 >;
+
+type RecordAndRunStep = StepActivities['recordAndRunStep'];
+
+/** recordAndRunStep with a SEND_EMAIL step's options for that step, a query's for CONDITION and UPDATE_CONTACT. */
+function byStepType(email: RecordAndRunStep, query: RecordAndRunStep): RecordAndRunStep {
+  return (execution, step) => (step.type === 'SEND_EMAIL' ? email : query)(execution, step);
+}
 
 /** Every call an activity task of its own, as executions that started before `contact-workflow-local-steps` make them. */
 const TASK_ACTIVITIES: ExecutionActivities = {
@@ -46,6 +53,7 @@ const TASK_ACTIVITIES: ExecutionActivities = {
   ...pick(proxyActivities<StepActivities>(EMAIL_OPTIONS), 'sendWorkflowEmail'),
   ...pick(proxyActivities<StepActivities>(WEBHOOK_OPTIONS), 'callWebhook'),
   ...pick(proxyActivities<StepActivities>(QUERY_OPTIONS), 'evaluateCondition', 'updateWorkflowContact'),
+  recordAndRunStep: byStepType(proxyActivities<StepActivities>(EMAIL_OPTIONS).recordAndRunStep, proxyActivities<StepActivities>(QUERY_OPTIONS).recordAndRunStep),
 };
 
 /**
@@ -70,13 +78,20 @@ function retriedOut(err: unknown): boolean {
   return cause instanceof ApplicationFailure ? !cause.nonRetryable : cause instanceof TemporalFailure;
 }
 
-/** A call made as a local activity first, then as an activity task once the local attempts are used up. */
-function localFirst<A extends unknown[], R>(local: (...args: A) => Promise<R>, task: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+/**
+ * A call made as a local activity first, then as an activity task once the local attempts are
+ * used up, if `fallsBack()` (asked then) says so.
+ */
+function localFirst<A extends unknown[], R>(
+  local: (...args: A) => Promise<R>,
+  task: (...args: A) => Promise<R>,
+  fallsBack: () => boolean,
+): (...args: A) => Promise<R> {
   return async (...args) => {
     try {
       return await local(...args);
     } catch (err) {
-      if (!retriedOut(err) || !patched(LOCAL_FALLBACK_PATCH)) throw err;
+      if (!retriedOut(err) || !fallsBack()) throw err;
       return task(...args);
     }
   };
@@ -93,20 +108,33 @@ function localFirst<A extends unknown[], R>(local: (...args: A) => Promise<R>, t
  * a call goes on as an activity task with the options above. Webhooks, whose calls may take
  * seconds, stay activity tasks.
  */
+const LOCAL_EMAIL = proxyLocalActivities<StepActivities>({ startToCloseTimeout: EMAIL_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY });
+const LOCAL_QUERY = proxyLocalActivities<StepActivities>({ startToCloseTimeout: QUERY_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY });
 const LOCAL = {
   ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: RECORD_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'recordExecutionStep', 'finishExecution'),
-  ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: EMAIL_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'sendWorkflowEmail'),
-  ...pick(proxyLocalActivities<StepActivities>({ startToCloseTimeout: QUERY_OPTIONS.startToCloseTimeout, retry: LOCAL_RETRY }), 'evaluateCondition', 'updateWorkflowContact'),
+  ...pick(LOCAL_EMAIL, 'sendWorkflowEmail'),
+  ...pick(LOCAL_QUERY, 'evaluateCondition', 'updateWorkflowContact'),
+  recordAndRunStep: byStepType(LOCAL_EMAIL.recordAndRunStep, LOCAL_QUERY.recordAndRunStep),
 };
 
-const LOCAL_ACTIVITIES: ExecutionActivities = {
-  recordExecutionStep: localFirst(LOCAL.recordExecutionStep, TASK_ACTIVITIES.recordExecutionStep),
-  finishExecution: localFirst(LOCAL.finishExecution, TASK_ACTIVITIES.finishExecution),
-  sendWorkflowEmail: localFirst(LOCAL.sendWorkflowEmail, TASK_ACTIVITIES.sendWorkflowEmail),
-  callWebhook: TASK_ACTIVITIES.callWebhook,
-  evaluateCondition: localFirst(LOCAL.evaluateCondition, TASK_ACTIVITIES.evaluateCondition),
-  updateWorkflowContact: localFirst(LOCAL.updateWorkflowContact, TASK_ACTIVITIES.updateWorkflowContact),
-};
+/** Every call but webhooks local first; a call whose local attempts are used up goes on as an activity task if `fallsBack()`. */
+function localActivities(fallsBack: () => boolean): ExecutionActivities {
+  return {
+    recordExecutionStep: localFirst(LOCAL.recordExecutionStep, TASK_ACTIVITIES.recordExecutionStep, fallsBack),
+    finishExecution: localFirst(LOCAL.finishExecution, TASK_ACTIVITIES.finishExecution, fallsBack),
+    sendWorkflowEmail: localFirst(LOCAL.sendWorkflowEmail, TASK_ACTIVITIES.sendWorkflowEmail, fallsBack),
+    callWebhook: TASK_ACTIVITIES.callWebhook,
+    evaluateCondition: localFirst(LOCAL.evaluateCondition, TASK_ACTIVITIES.evaluateCondition, fallsBack),
+    updateWorkflowContact: localFirst(LOCAL.updateWorkflowContact, TASK_ACTIVITIES.updateWorkflowContact, fallsBack),
+    recordAndRunStep: localFirst(LOCAL.recordAndRunStep, TASK_ACTIVITIES.recordAndRunStep, fallsBack),
+  };
+}
+
+/** runWorkflowExecution's local activities: the fall-back to an activity task behind `contact-workflow-local-fallback`. */
+const LOCAL_ACTIVITIES = localActivities(() => patched(LOCAL_FALLBACK_PATCH));
+
+/** The activities of runWorkflowExecutionV2: local first, always falling back to an activity task. */
+export const CURRENT_ACTIVITIES = localActivities(() => true);
 
 /** The named members of a proxy (a proxy lists no keys of its own, so it cannot be spread). */
 function pick<T, K extends keyof T>(from: T, ...keys: K[]): Pick<T, K> {

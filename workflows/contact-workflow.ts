@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
-import { executionActivities, openEventInbox, runStep, type EventInbox, type ExecutionActivities } from './contact-steps';
+import { CURRENT_ACTIVITIES, executionActivities, openEventInbox, runStep, type EventInbox, type ExecutionActivities, type StepResult } from './contact-steps';
 import { entryDelay, entryStep, nextStep } from './graph';
 import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph, GraphStep } from './shared';
 
@@ -18,6 +18,24 @@ export const ENTRY_DELAY_PATCH = 'contact-workflow-entry-delay';
 /** Steps an execution spends waiting: its record says WAITING during them. */
 const WAITING_STEPS = new Set(['DELAY', 'WAIT_FOR_EVENT']);
 
+/** Steps that run at once: recorded and run in one call (recordAndRunStep) when the execution records steps with their work. */
+const INSTANT_STEPS = new Set(['SEND_EMAIL', 'CONDITION', 'UPDATE_CONTACT']);
+
+/** How one version of the execution workflow walks the graph. */
+interface ExecutionWay {
+  activities: ExecutionActivities;
+  /** Whether an instant step is recorded with its work, and an EXIT step with the execution's end, in one call each. */
+  recordsWithWork: boolean;
+  /** Whether an entry DELAY waited out by the start delay is passed over (asked once, when the walk begins). */
+  skipsEntryDelay: () => boolean;
+}
+
+/** Where a walk ended: its outcome, and the EXIT step it ended at when that step is recorded with the end. */
+interface WalkEnd {
+  outcome: ExecutionOutcome;
+  exitStepId?: string;
+}
+
 /** The reason a step failed for good, as recorded on the execution. */
 function reason(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
@@ -25,20 +43,44 @@ function reason(err: unknown): string {
 }
 
 /**
- * `wf-exec/<executionId>`: walks one contact through a workflow graph, from its entry step
- * one step at a time, recording the current step, until a path ends (COMPLETED) or an EXIT
- * step (EXITED). A cancel (API or Temporal UI) ends it CANCELLED with nothing further sent;
- * a step failing for good ends it FAILED with the reason.
+ * `wf-exec/<executionId>` as Herald starts it now: walks one contact through a workflow graph,
+ * from its entry step one step at a time, recording the current step, until a path ends
+ * (COMPLETED) or an EXIT step (EXITED). A cancel (API or Temporal UI) ends it CANCELLED with
+ * nothing further sent; a step failing for good ends it FAILED with the reason.
+ *
+ * It takes every path that runWorkflowExecution takes behind its patches, without asking for
+ * them (each patch is two history events and a visibility write per execution), and records a
+ * SEND_EMAIL, CONDITION or UPDATE_CONTACT step with its work and an EXIT step with the end, in one
+ * local activity each: a `DELAY -> SEND_EMAIL -> EXIT` execution makes two calls instead of four
+ * and its history holds 7 events instead of 13.
+ */
+export async function runWorkflowExecutionV2(input: ContactExecutionInput): Promise<ExecutionOutcome> {
+  return runExecution(input, { activities: CURRENT_ACTIVITIES, recordsWithWork: true, skipsEntryDelay: () => true });
+}
+
+/**
+ * `wf-exec/<executionId>` as executions started before runWorkflowExecutionV2 run it: the same
+ * walk, each step recorded by a call of its own, with the paths its patches chose when it started.
+ * Kept unchanged until none of them is left.
  */
 export async function runWorkflowExecution(input: ContactExecutionInput): Promise<ExecutionOutcome> {
+  return runExecution(input, { activities: executionActivities(), recordsWithWork: false, skipsEntryDelay: () => patched(ENTRY_DELAY_PATCH) });
+}
+
+/** Runs one execution the given way, recording how it ended. */
+async function runExecution(input: ContactExecutionInput, way: ExecutionWay): Promise<ExecutionOutcome> {
   const inbox = openEventInbox();
-  const activities = executionActivities();
+  const { activities } = way;
   const { finishExecution } = activities;
   const { graph, entryDelayed, ...execution } = input;
   let outcome: ExecutionOutcome;
   try {
-    outcome = await walk(activities, graph, execution, inbox, entryDelayed === true);
-    if (outcome !== 'STOPPED') await finishExecution(execution.executionId, outcome);
+    const end = await walk(way, graph, execution, inbox, entryDelayed === true);
+    outcome = end.outcome;
+    if (outcome !== 'STOPPED') {
+      if (end.exitStepId === undefined) await finishExecution(execution.executionId, outcome);
+      else await finishExecution(execution.executionId, outcome, null, end.exitStepId);
+    }
   } catch (err) {
     const cancelled = isCancellation(err);
     await CancellationScope.nonCancellable(() =>
@@ -50,12 +92,13 @@ export async function runWorkflowExecution(input: ContactExecutionInput): Promis
 }
 
 /** Follows the graph from its entry step; each step is visited at most once (graphs are acyclic). */
-async function walk(activities: ExecutionActivities, graph: Graph, execution: ExecutionRef, inbox: EventInbox, entryDelayed: boolean): Promise<ExecutionOutcome> {
+async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, inbox: EventInbox, entryDelayed: boolean): Promise<WalkEnd> {
+  const { activities, recordsWithWork } = way;
   let step = entryStep(graph);
   if (!step) throw ApplicationFailure.create({ message: 'The workflow has no single entry step', type: 'InvalidGraph', nonRetryable: true });
   const visited = new Set<string>();
   const delay = entryDelayed ? entryDelay(graph) : undefined;
-  if (delay && patched(ENTRY_DELAY_PATCH)) {
+  if (delay && way.skipsEntryDelay()) {
     visited.add(step.id);
     step = await afterEntryDelay(graph, delay);
   }
@@ -63,13 +106,21 @@ async function walk(activities: ExecutionActivities, graph: Graph, execution: Ex
     if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });
     visited.add(step.id);
     inbox.clear();
-    const active = await activities.recordExecutionStep(execution.executionId, step.id, WAITING_STEPS.has(step.type) ? 'WAITING' : 'RUNNING');
-    if (!active) return 'STOPPED';
-    const result = await runStep(activities, step, execution, inbox);
-    if (result === 'EXIT') return 'EXITED';
+    if (recordsWithWork && step.type === 'EXIT') return { outcome: 'EXITED', exitStepId: step.id };
+    let result: StepResult;
+    if (recordsWithWork && INSTANT_STEPS.has(step.type)) {
+      const ran = await activities.recordAndRunStep(execution, step);
+      if (ran === 'STOPPED') return { outcome: 'STOPPED' };
+      result = ran ?? undefined;
+    } else {
+      const active = await activities.recordExecutionStep(execution.executionId, step.id, WAITING_STEPS.has(step.type) ? 'WAITING' : 'RUNNING');
+      if (!active) return { outcome: 'STOPPED' };
+      result = await runStep(activities, step, execution, inbox);
+    }
+    if (result === 'EXIT') return { outcome: 'EXITED' };
     step = nextStep(graph, step, result);
   }
-  return 'COMPLETED';
+  return { outcome: 'COMPLETED' };
 }
 
 /**

@@ -98,6 +98,13 @@ export interface ExecutionInput extends ExecutionRef {
 }
 
 /**
+ * What recording and running a SEND_EMAIL, CONDITION or UPDATE_CONTACT step in one call answers:
+ * STOPPED when the execution had already ended (the step did not run), the branch a CONDITION
+ * chose, or null to go on along the plain transition.
+ */
+export type RecordedStepResult = 'STOPPED' | 'yes' | 'no' | null;
+
+/**
  * How an execution ended: COMPLETED (end of its path), EXITED (an EXIT step), or STOPPED when
  * its record had already ended without it (cancelled through the API while the workflow ran on).
  */

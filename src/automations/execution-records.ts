@@ -64,7 +64,7 @@ export class ExecutionRecords {
   private readonly moves = new GroupWriter((moves: { executionId: string; stepId: string; status: ActiveStatus }[]) =>
     distinctRounds(moves, (round) => moveManyToStep(this.dataSource.manager, round)),
   );
-  private readonly ends = new GroupWriter((ends: { executionId: string; status: FinalStatus; error: string | null }[]) =>
+  private readonly ends = new GroupWriter((ends: { executionId: string; status: FinalStatus; error: string | null; stepId: string | null }[]) =>
     distinctRounds(ends, async (round) => {
       await endManyExecutions(this.dataSource.manager, round);
       return round.map(() => undefined);
@@ -89,13 +89,14 @@ export class ExecutionRecords {
   }
 
   /**
-   * Ends an execution under way with its final status (and the reason of a failure); an
-   * execution that already ended keeps its status. A FAILED or CANCELLED execution leaves
-   * nothing to send: the email of the step it stopped at is marked FAILED if still queued.
+   * Ends an execution under way with its final status (and the reason of a failure), at
+   * `stepId` when given (the EXIT step it ended at); an execution that already ended keeps its
+   * status. A FAILED or CANCELLED execution leaves nothing to send: the email of the step it
+   * stopped at is marked FAILED if still queued.
    */
-  async finish(executionId: string, status: FinalStatus, error?: string): Promise<void> {
+  async finish(executionId: string, status: FinalStatus, error?: string | null, stepId?: string | null): Promise<void> {
     // Postgres text holds no NUL character; a failure's message (a webhook's answer) may.
-    unwrap(await this.ends.add({ executionId, status, error: error?.replace(/\u0000/g, '').slice(0, 1000) ?? null }));
+    unwrap(await this.ends.add({ executionId, status, error: error?.replace(/\u0000/g, '').slice(0, 1000) ?? null, stepId: stepId ?? null }));
     if (status === 'FAILED' || status === 'CANCELLED') {
       await this.abandonStepEmail(executionId, status === 'CANCELLED' ? 'The workflow execution was cancelled' : `The workflow execution failed: ${error ?? ''}`);
     }

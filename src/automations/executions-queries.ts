@@ -179,13 +179,19 @@ export async function moveManyToStep(manager: EntityManager, moves: { executionI
   return moves.map((move) => moved.has(move.executionId));
 }
 
-/** Ends each of several distinct executions still under way with its final status and reason, in one statement. */
-export async function endManyExecutions(manager: EntityManager, ends: { executionId: string; status: ExecutionStatus; error: string | null }[]): Promise<void> {
+/**
+ * Ends each of several distinct executions still under way with its final status and reason, in
+ * one statement; an end that names a step (the EXIT step it ended at) also moves it there.
+ */
+export async function endManyExecutions(
+  manager: EntityManager,
+  ends: { executionId: string; status: ExecutionStatus; error: string | null; stepId: string | null }[],
+): Promise<void> {
   await manager.query(
-    `UPDATE workflow_executions e SET status = x.status, error = x.error, completed_at = now()
-       FROM unnest($1::uuid[], $2::text[], $3::text[]) AS x(id, status, error)
+    `UPDATE workflow_executions e SET status = x.status, error = x.error, completed_at = now(), current_step_id = coalesce(x.step_id, e.current_step_id)
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS x(id, status, error, step_id)
       WHERE e.id = x.id AND e.status IN ('RUNNING', 'WAITING')`,
-    [ends.map((end) => end.executionId), ends.map((end) => end.status), ends.map((end) => end.error)],
+    [ends.map((end) => end.executionId), ends.map((end) => end.status), ends.map((end) => end.error), ends.map((end) => end.stepId)],
   );
 }
 

@@ -1,6 +1,6 @@
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
-import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
+import { runWorkflowExecutionV2, type ContactExecutionInput } from '../../workflows/contact-workflow';
 import { entryDelay } from '../../workflows/graph';
 import { eventReceived, executionSummary, executionWorkflowId, type ReceivedEvent } from '../../workflows/shared';
 import type { WorkflowExecution } from '../entities/workflow';
@@ -48,7 +48,7 @@ const GRPC_INVALID_ARGUMENT = 3;
 export function executionStartOptions(
   input: ContactExecutionInput,
   options: { taskQueue: string; searchAttributes: boolean; contactEmail: string; automationName: string; startDelayMs?: number },
-): WorkflowStartOptions<typeof runWorkflowExecution> {
+): WorkflowStartOptions<typeof runWorkflowExecutionV2> {
   const keyword = (name: string, value: string) => ({ key: { name, type: 'KEYWORD' as const }, value });
   return {
     taskQueue: options.taskQueue,
@@ -76,7 +76,7 @@ async function startWorkflow(
   searchAttributes: boolean,
 ): Promise<void> {
   const start = (withAttributes: boolean) =>
-    deps.temporal.workflow.start(runWorkflowExecution, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...names }));
+    deps.temporal.workflow.start(runWorkflowExecutionV2, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...names }));
   try {
     try {
       await start(searchAttributes);

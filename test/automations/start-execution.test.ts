@@ -69,7 +69,7 @@ describe('startExecution, cancelExecution and signalWaitingExecutions', () => {
     const execution = (await startExecution(deps, { projectId, workflowId, contactId, eventName: 'signup', eventData: { plan: 'pro' } }))!;
     const handle = temporal.client.workflow.getHandle(`wf-exec/${execution.id}`);
     const description = await handle.describe();
-    expect(description.type).toBe('runWorkflowExecution');
+    expect(description.type).toBe('runWorkflowExecutionV2');
     const attributes = Object.fromEntries(description.typedSearchAttributes.getAll().map((pair) => [pair.key.name, pair.value]));
     expect(attributes).toMatchObject({ HeraldProjectId: projectId, HeraldWorkflowId: workflowId, HeraldContactEmail: email });
     await until(() => statusOf(execution.id), (status) => status === 'WAITING');

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { temporal as proto } from '@temporalio/proto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { runWorkflowExecution, type ContactExecutionInput } from '../../workflows/contact-workflow';
+import { runWorkflowExecutionV2, type ContactExecutionInput } from '../../workflows/contact-workflow';
 import { eventReceived, executionWorkflowId, type ExecutionInput, type ExecutionRef, type GraphStep, type GraphTransition } from '../../workflows/shared';
+import { recordAndRunStepWith } from '../../activities/workflow-steps';
 import { bundleWorkflows, useTimeSkipping } from '../support/temporal';
 
 const step = (id: string, type: GraphStep['type'], config: Record<string, unknown> = {}): GraphStep => ({ id, type, name: id, config });
@@ -22,15 +23,38 @@ const execution = (executionId: string): ExecutionRef => ({ executionId, project
 
 /** Activities that succeed at once. */
 const activities = {
-  recordExecutionStep: async () => true,
-  finishExecution: async () => undefined,
-  sendWorkflowEmail: async () => ({ emailId: 'email-1', outcome: 'SENT' }),
+  recordExecutionStep: async (_executionId: string, _stepId: string): Promise<boolean> => true,
+  finishExecution: async (_executionId: string, _status: string, ..._rest: unknown[]): Promise<void> => undefined,
+  sendWorkflowEmail: async (): Promise<unknown> => ({ emailId: 'email-1', outcome: 'SENT' }),
   evaluateCondition: async () => true,
   callWebhook: async () => ({ status: 200 }),
   updateWorkflowContact: async () => true,
 };
 
-describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
+/** The activities with some replaced, and recordAndRunStep going through them as the worker's goes through the real ones. */
+const withActivities = (overrides: Partial<typeof activities> = {}) => {
+  const calls = { ...activities, ...overrides };
+  return { ...calls, recordAndRunStep: recordAndRunStepWith(calls) };
+};
+
+/**
+ * Histories recorded before `contact-workflow-recorded-steps`, with local activities: DELAY 1 day ->
+ * CONDITION -> WAIT_FOR_EVENT (1 hour, timed out) -> WEBHOOK -> UPDATE_CONTACT -> SEND_EMAIL -> EXIT,
+ * and an entry DELAY waited out by the start delay -> SEND_EMAIL -> EXIT.
+ */
+const LOCAL_STEPS_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-local-steps.bin');
+const ENTRY_DELAY_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-entry-delay.bin');
+
+/** The local activities a history ran, in order, by their markers. */
+function localActivities(history: proto.api.history.v1.IHistory): string[] {
+  return history.events!.flatMap((event) => {
+    const details = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    if (event.markerRecordedEventAttributes?.markerName !== 'core_local_activity' || !details) return [];
+    return [(JSON.parse(Buffer.from(details).toString()) as { activity_type: string }).activity_type];
+  });
+}
+
+describe('contact workflow histories: runWorkflowExecution (patched) and runWorkflowExecutionV2', () => {
   const temporal = useTimeSkipping();
   let bundle: WorkflowBundleWithSourceMap;
   beforeAll(async () => {
@@ -39,6 +63,25 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
 
   const replay = (history: proto.api.history.v1.IHistory, workflowId: string) =>
     Worker.runReplayHistory({ workflowBundle: bundle, replayName: 'contact-workflow' }, history, workflowId);
+
+  /** Runs an execution as runWorkflowExecutionV2 until it EXITED; answers its history, the steps recorded by recordExecutionStep and the finishExecution calls. */
+  const runToExit = async (input: ContactExecutionInput, startDelay?: '1 day') => {
+    const recorded: string[] = [];
+    const finished: unknown[][] = [];
+    const history = await temporal.withWorker(
+      withActivities({
+        recordExecutionStep: async (_executionId: string, stepId: string) => recorded.push(stepId) > 0,
+        finishExecution: async (...args: unknown[]) => void finished.push(args),
+      }),
+      async (taskQueue) => {
+        const workflowId = executionWorkflowId(input.executionId);
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input], ...(startDelay ? { startDelay } : {}) });
+        expect(await handle.result()).toBe('EXITED');
+        return handle.fetchHistory();
+      },
+    );
+    return { history, recorded, finished };
+  };
 
   it('replays an execution recorded before the patch, which keeps an activity task per call', async () => {
     const history = proto.api.history.v1.History.decode(readFileSync(PRE_PATCH_HISTORY));
@@ -50,7 +93,20 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     await expect(replay(history, executionWorkflowId('00000000-0000-4000-8000-000000000001'))).resolves.toBeUndefined();
   });
 
-  it('runs the records and the CONDITION, UPDATE_CONTACT and SEND_EMAIL steps as local activities, only webhooks as activity tasks; its history replays', async () => {
+  it('replays executions recorded before runWorkflowExecutionV2, with local activities and the entry-delay patch', async () => {
+    const localSteps = proto.api.history.v1.History.decode(readFileSync(LOCAL_STEPS_HISTORY));
+    expect(localActivities(localSteps)).toEqual([
+      'recordExecutionStep', 'recordExecutionStep', 'evaluateCondition', 'recordExecutionStep', 'recordExecutionStep',
+      'recordExecutionStep', 'updateWorkflowContact', 'recordExecutionStep', 'sendWorkflowEmail', 'recordExecutionStep', 'finishExecution',
+    ]);
+    await expect(replay(localSteps, executionWorkflowId('00000000-0000-4000-8000-000000000011'))).resolves.toBeUndefined();
+    const entryDelay = proto.api.history.v1.History.decode(readFileSync(ENTRY_DELAY_HISTORY));
+    expect(localActivities(entryDelay)).toEqual(['recordExecutionStep', 'sendWorkflowEmail', 'recordExecutionStep', 'finishExecution']);
+    expect(entryDelay.events).toHaveLength(13);
+    await expect(replay(entryDelay, executionWorkflowId('00000000-0000-4000-8000-000000000012'))).resolves.toBeUndefined();
+  });
+
+  it('records each CONDITION, UPDATE_CONTACT and SEND_EMAIL step with its work and the EXIT step with the end, in one local activity each, webhooks as activity tasks, without patch markers; its history replays', async () => {
     const input: ExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000002'),
       graph: {
@@ -66,22 +122,21 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
       },
     };
     const workflowId = executionWorkflowId(input.executionId);
-    const history = await temporal.withWorker(activities, async (taskQueue) => {
-      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
-      expect(await handle.result()).toBe('EXITED');
-      return handle.fetchHistory();
-    });
+    const { history, recorded, finished } = await runToExit(input);
+    expect(recorded).toEqual(['delay', 'check', 'hook', 'update', 'send']);
+    expect(finished).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
     const events = history.events!;
     const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['callWebhook']);
-    // One marker for the patch, then one per local activity: 6 step records, the condition, the contact update, the email, the finish.
-    expect(events.filter((event) => event.markerRecordedEventAttributes)).toHaveLength(1 + 6 + 3 + 1);
+    expect(localActivities(history)).toEqual(['recordExecutionStep', 'recordAndRunStep', 'recordExecutionStep', 'recordAndRunStep', 'recordAndRunStep', 'finishExecution']);
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(0);
+    expect(events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)).toHaveLength(0);
     // A workflow task at the start, after the timer and after the webhook's activity task.
     expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(3);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
-  it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task; its history replays', async () => {
+  it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task of two local activities; its history replays', async () => {
     const input: ContactExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000003'),
       entryDelayed: true,
@@ -91,19 +146,15 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
       },
     };
     const workflowId = executionWorkflowId(input.executionId);
-    const recorded: string[] = [];
-    const history = await temporal.withWorker(
-      { ...activities, recordExecutionStep: async (_executionId: string, stepId: string) => recorded.push(stepId) > 0 },
-      async (taskQueue) => {
-        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
-        expect(await handle.result()).toBe('EXITED');
-        return handle.fetchHistory();
-      },
-    );
-    expect(recorded).toEqual(['send', 'exit']);
+    const { history, recorded, finished } = await runToExit(input, '1 day');
+    expect(recorded).toEqual(['send']);
+    expect(finished).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
     const events = history.events!;
+    expect(localActivities(history)).toEqual(['recordAndRunStep', 'finishExecution']);
     expect(events.filter((event) => event.timerStartedEventAttributes)).toHaveLength(0);
     expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    // Started, the workflow task (scheduled, started, completed), two markers, completed.
+    expect(events).toHaveLength(7);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
@@ -119,15 +170,15 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
       if (attempts.length <= 7) throw ApplicationFailure.create({ message: 'SES is away' });
       return { emailId: 'email-1', outcome: 'SENT' };
     };
-    const history = await temporal.withWorker({ ...activities, sendWorkflowEmail }, async (taskQueue) => {
-      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+    const history = await temporal.withWorker(withActivities({ sendWorkflowEmail }), async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
       expect(await handle.result()).toBe('COMPLETED');
       return handle.fetchHistory();
     });
     expect(attempts).toEqual(['local', 'local', 'local', 'local', 'local', 'task', 'task', 'task']);
     const events = history.events!;
     expect(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
-      'sendWorkflowEmail',
+      'recordAndRunStep',
     ]);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
@@ -145,9 +196,9 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     };
     const finished: unknown[][] = [];
     await temporal.withWorker(
-      { ...activities, sendWorkflowEmail, finishExecution: async (...args: unknown[]) => void finished.push(args) },
+      withActivities({ sendWorkflowEmail, finishExecution: async (...args: unknown[]) => void finished.push(args) }),
       async (taskQueue) => {
-        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
         await expect(handle.result()).rejects.toThrow();
       },
     );
@@ -167,10 +218,10 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     const workflowId = executionWorkflowId(input.executionId);
     const recordedAt: number[] = [];
     await temporal.withWorker(
-      { ...activities, recordExecutionStep: async () => recordedAt.push(await temporal.env.currentTimeMs()) > 0 },
+      withActivities({ recordExecutionStep: async () => recordedAt.push(await temporal.env.currentTimeMs()) > 0 }),
       async (taskQueue) => {
         const startedAt = await temporal.env.currentTimeMs();
-        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
         await handle.signal(eventReceived, { id: 'event-1', name: 'paid', data: {} });
         expect(await handle.result()).toBe('COMPLETED');
         // The event arrived during the DELAY: it does not count for the WAIT_FOR_EVENT after it.
@@ -192,17 +243,16 @@ describe('runWorkflowExecution history (contact-workflow-local-steps)', () => {
     const workflowId = executionWorkflowId(input.executionId);
     const calls: string[] = [];
     await temporal.withWorker(
-      {
-        ...activities,
+      withActivities({
         recordExecutionStep: async (_executionId: string, stepId: string) => calls.push(`record ${stepId}`) > 0,
         sendWorkflowEmail: async () => {
           calls.push('send');
           return { emailId: 'email-1', outcome: 'SENT' };
         },
         finishExecution: async (_executionId: string, status: string) => void calls.push(`finish ${status}`),
-      },
+      }),
       async (taskQueue) => {
-        const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input], startDelay: '1 day' });
         await handle.cancel();
         await expect(handle.result()).rejects.toThrow();
       },

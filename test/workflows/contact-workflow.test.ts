@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { StepType } from '../../src/entities/workflow';
-import { runWorkflowExecution } from '../../workflows/contact-workflow';
+import { recordAndRunStepWith } from '../../activities/workflow-steps';
+import { runWorkflowExecutionV2 } from '../../workflows/contact-workflow';
 import { eventReceived, executionWorkflowId, type ExecutionInput, type ExecutionRef, type Graph, type GraphStep, type GraphTransition } from '../../workflows/shared';
 import { useTimeSkipping } from '../support/temporal';
 
@@ -14,9 +15,7 @@ const edge = (fromStepId: string, toStepId: string, branch: 'yes' | 'no' | null 
 /** The step activities as plain functions recording their calls (and, for the email, the simulated time of each). */
 function mockActivities(env: TestWorkflowEnvironment) {
   const sentAt: number[] = [];
-  return {
-    sentAt,
-    activities: {
+  const activities = {
       recordExecutionStep: jest.fn(async (_executionId: string, _stepId: string, _status: string) => true),
       finishExecution: jest.fn(async (_executionId: string, _status: string, _error?: string) => undefined),
       sendWorkflowEmail: jest.fn(async (_execution: ExecutionRef, _stepId: string, _config: Record<string, unknown>) => {
@@ -26,13 +25,14 @@ function mockActivities(env: TestWorkflowEnvironment) {
       evaluateCondition: jest.fn(async (_projectId: string, _contactId: string, _condition: unknown, _eventData?: Record<string, unknown>) => true),
       callWebhook: jest.fn(async (_execution: ExecutionRef, _stepId: string, _config: Record<string, unknown>) => ({ status: 200 })),
       updateWorkflowContact: jest.fn(async (_projectId: string, _contactId: string, _config: Record<string, unknown>) => true),
-    },
   };
+  // Through the mocks above, as the worker's activity goes through the real ones.
+  return { sentAt, activities: { ...activities, recordAndRunStep: recordAndRunStepWith(activities) } };
 }
 
 type Mocks = ReturnType<typeof mockActivities>;
 
-describe('runWorkflowExecution workflow', () => {
+describe('runWorkflowExecutionV2 workflow', () => {
   const temporal = useTimeSkipping();
 
   /** Runs one execution over the graph; `during` acts on it (signal, cancel) before the test waits for its end. */
@@ -50,7 +50,7 @@ describe('runWorkflowExecution workflow', () => {
     const workflowId = executionWorkflowId(input.executionId);
     return temporal.withWorker(mocks.activities, async (taskQueue) => {
       const startedAt = await temporal.env.currentTimeMs();
-      const handle = await temporal.env.client.workflow.start(runWorkflowExecution, { workflowId, taskQueue, args: [input] });
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
       await during(workflowId);
       const outcome = await handle.result().then(
         (value) => ({ value, error: undefined }),
@@ -201,7 +201,9 @@ describe('runWorkflowExecution workflow', () => {
     expect(mocks.activities.callWebhook.mock.calls[0].slice(1)).toEqual(['hook', { url: 'https://hooks.example.com/x' }]);
     expect(mocks.activities.updateWorkflowContact).toHaveBeenCalledWith('project-1', 'contact-1', { subscribed: false });
     expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
-    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'EXITED']]);
+    // The EXIT step is recorded with the end, in one call.
+    expect(mocks.activities.recordExecutionStep.mock.calls.map((call) => call[1])).toEqual(['hook', 'update']);
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
   });
 
   it('stops without finishing when its record already ended (cancelled through the API)', async () => {

@@ -193,7 +193,7 @@ describe('Temporal UI summaries of the workflows the API starts', () => {
       const started = await post(`/workflows/${id}/executions`, { email: 'new.member@example.com' });
       expect(started.status).toBe(201);
       expect(await described(executionWorkflowId(started.body.id))).toEqual({
-        type: 'runWorkflowExecution',
+        type: 'runWorkflowExecutionV2',
         summary: 'Welcome series for new.member@example.com',
       });
       expect(await executionEnded(started.body.id)).toBe('COMPLETED');
@@ -207,7 +207,7 @@ describe('Temporal UI summaries of the workflows the API starts', () => {
         return rows.length > 0 ? rows : undefined;
       }, 'an execution');
       expect(await described(executionWorkflowId(execution.id))).toEqual({
-        type: 'runWorkflowExecution',
+        type: 'runWorkflowExecutionV2',
         summary: 'Onboarding for tracked.member@example.com',
       });
       expect(await executionEnded(execution.id)).toBe('COMPLETED');
