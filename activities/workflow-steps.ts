@@ -15,6 +15,21 @@ import { WebhookStep, type WebhookConfig } from '../src/automations/webhook-step
 /** Attempts after which a missing execution record counts as never committed. */
 const MISSING_RECORD_ATTEMPTS = 5;
 
+/**
+ * Runs a write of the execution record. A record not found may be one whose start has not
+ * committed yet (the workflow starts inside that transaction): the attempt is retried, and after
+ * MISSING_RECORD_ATTEMPTS the record counts as never committed (false).
+ */
+async function whileRecordMissing(write: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!(err instanceof ExecutionNotFoundError)) throw err;
+    if (Context.current().info.attempt >= MISSING_RECORD_ATTEMPTS) return false;
+    throw ApplicationFailure.create({ message: err.message, type: 'ExecutionNotFound' });
+  }
+}
+
 /** Runs a step; a PermanentStepError ends it at once (non-retryable), anything else is retried by Temporal. */
 async function step<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -67,18 +82,16 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
   const activities = {
     /** Records the step an execution is at (WAITING during DELAY and WAIT_FOR_EVENT); false when the execution already ended. */
     async recordExecutionStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean> {
-      try {
-        return await records.recordStep(executionId, stepId, status);
-      } catch (err) {
-        if (!(err instanceof ExecutionNotFoundError)) throw err;
-        if (Context.current().info.attempt >= MISSING_RECORD_ATTEMPTS) return false;
-        throw ApplicationFailure.create({ message: err.message, type: 'ExecutionNotFound' });
-      }
+      return whileRecordMissing(() => records.recordStep(executionId, stepId, status));
     },
 
-    /** Ends an execution still under way: COMPLETED, EXITED (at its EXIT step, when given), FAILED (with the reason) or CANCELLED. */
-    async finishExecution(executionId: string, status: FinalStatus, error?: string | null, stepId?: string): Promise<void> {
-      await records.finish(executionId, status, error, stepId);
+    /**
+     * Ends an execution still under way: COMPLETED, EXITED (at its EXIT step, when given), FAILED
+     * (with the reason) or CANCELLED. True when this call ended it; an end at a step waits for
+     * the record as recordExecutionStep does (false when it never comes).
+     */
+    async finishExecution(executionId: string, status: FinalStatus, error?: string | null, stepId?: string): Promise<boolean> {
+      return whileRecordMissing(() => records.finish(executionId, status, error, stepId));
     },
 
     /** SEND_EMAIL: writes and delivers the step's one email, or skips it (suppressed, unsubscribed from MARKETING). */

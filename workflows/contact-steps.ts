@@ -6,7 +6,7 @@ import type { UpdateContactConfig } from '../src/automations/contact-steps';
 import type { SendEmailConfig } from '../src/automations/email-step';
 import type { WebhookConfig } from '../src/automations/webhook-step';
 import { durationMs } from './graph';
-import { eventReceived, type ExecutionRef, type GraphStep } from './shared';
+import { eventReceived, type ExecutionRef, type GraphStep, type RecordedStepResult } from './shared';
 
 type StepActivities = ReturnType<typeof createWorkflowStepActivities>;
 
@@ -155,6 +155,24 @@ export function executionActivities(): ExecutionActivities {
 
 /** How a step ended: the branch it chose (CONDITION, WAIT_FOR_EVENT), EXIT, or undefined to go on along the plain transition. */
 export type StepResult = Branch | 'EXIT' | undefined;
+
+/**
+ * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step and runs it in one call. When that call
+ * used up its attempts (an outage longer than the step's retries), the record is written by a
+ * call of its own, retried for as long as the database is away as every record is, and the step
+ * runs again with its own attempts: an execution that wakes during a database outage waits for
+ * the database instead of failing.
+ */
+export async function recordAndRunInstantStep(activities: ExecutionActivities, step: GraphStep, execution: ExecutionRef, inbox: EventInbox): Promise<RecordedStepResult> {
+  try {
+    return await activities.recordAndRunStep(execution, step);
+  } catch (err) {
+    if (!retriedOut(err)) throw err;
+  }
+  if (!(await activities.recordExecutionStep(execution.executionId, step.id, 'RUNNING'))) return 'STOPPED';
+  const result = await runStep(activities, step, execution, inbox);
+  return result === 'yes' || result === 'no' ? result : null;
+}
 
 /** The events signalled to the execution, as a WAIT_FOR_EVENT step sees them. */
 export interface EventInbox {

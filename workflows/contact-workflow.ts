@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, sleep, workflowInfo } from '@temporalio/workflow';
-import { CURRENT_ACTIVITIES, executionActivities, openEventInbox, runStep, type EventInbox, type ExecutionActivities, type StepResult } from './contact-steps';
+import { CURRENT_ACTIVITIES, executionActivities, openEventInbox, recordAndRunInstantStep, runStep, type EventInbox, type ExecutionActivities, type StepResult } from './contact-steps';
 import { entryDelay, entryStep, nextStep } from './graph';
 import type { ExecutionInput, ExecutionOutcome, ExecutionRef, Graph, GraphStep } from './shared';
 
@@ -55,7 +55,7 @@ function reason(err: unknown): string {
  * and its history holds 7 events instead of 13.
  */
 export async function runWorkflowExecutionV2(input: ContactExecutionInput): Promise<ExecutionOutcome> {
-  return runExecution(input, { activities: CURRENT_ACTIVITIES, recordsWithWork: true, skipsEntryDelay: () => true });
+  return runExecution(input, () => ({ activities: CURRENT_ACTIVITIES, recordsWithWork: true, skipsEntryDelay: () => true }));
 }
 
 /**
@@ -64,12 +64,13 @@ export async function runWorkflowExecutionV2(input: ContactExecutionInput): Prom
  * Kept unchanged until none of them is left.
  */
 export async function runWorkflowExecution(input: ContactExecutionInput): Promise<ExecutionOutcome> {
-  return runExecution(input, { activities: executionActivities(), recordsWithWork: false, skipsEntryDelay: () => patched(ENTRY_DELAY_PATCH) });
+  return runExecution(input, () => ({ activities: executionActivities(), recordsWithWork: false, skipsEntryDelay: () => patched(ENTRY_DELAY_PATCH) }));
 }
 
-/** Runs one execution the given way, recording how it ended. */
-async function runExecution(input: ContactExecutionInput, way: ExecutionWay): Promise<ExecutionOutcome> {
+/** Runs one execution the way `chooseWay` picks once the signal handler is set, recording how it ended. */
+async function runExecution(input: ContactExecutionInput, chooseWay: () => ExecutionWay): Promise<ExecutionOutcome> {
   const inbox = openEventInbox();
+  const way = chooseWay();
   const { activities } = way;
   const { finishExecution } = activities;
   const { graph, entryDelayed, ...execution } = input;
@@ -77,9 +78,11 @@ async function runExecution(input: ContactExecutionInput, way: ExecutionWay): Pr
   try {
     const end = await walk(way, graph, execution, inbox, entryDelayed === true);
     outcome = end.outcome;
-    if (outcome !== 'STOPPED') {
-      if (end.exitStepId === undefined) await finishExecution(execution.executionId, outcome);
-      else await finishExecution(execution.executionId, outcome, null, end.exitStepId);
+    if (end.exitStepId !== undefined) {
+      // An EXIT step recorded with the end: STOPPED when the record had already ended.
+      if (!(await finishExecution(execution.executionId, 'EXITED', null, end.exitStepId))) outcome = 'STOPPED';
+    } else if (outcome !== 'STOPPED') {
+      await finishExecution(execution.executionId, outcome);
     }
   } catch (err) {
     const cancelled = isCancellation(err);
@@ -109,7 +112,7 @@ async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, in
     if (recordsWithWork && step.type === 'EXIT') return { outcome: 'EXITED', exitStepId: step.id };
     let result: StepResult;
     if (recordsWithWork && INSTANT_STEPS.has(step.type)) {
-      const ran = await activities.recordAndRunStep(execution, step);
+      const ran = await recordAndRunInstantStep(activities, step, execution, inbox);
       if (ran === 'STOPPED') return { outcome: 'STOPPED' };
       result = ran ?? undefined;
     } else {

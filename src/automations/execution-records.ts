@@ -65,10 +65,7 @@ export class ExecutionRecords {
     distinctRounds(moves, (round) => moveManyToStep(this.dataSource.manager, round)),
   );
   private readonly ends = new GroupWriter((ends: { executionId: string; status: FinalStatus; error: string | null; stepId: string | null }[]) =>
-    distinctRounds(ends, async (round) => {
-      await endManyExecutions(this.dataSource.manager, round);
-      return round.map(() => undefined);
-    }),
+    distinctRounds(ends, (round) => endManyExecutions(this.dataSource.manager, round)),
   );
 
   constructor(
@@ -92,14 +89,17 @@ export class ExecutionRecords {
    * Ends an execution under way with its final status (and the reason of a failure), at
    * `stepId` when given (the EXIT step it ended at); an execution that already ended keeps its
    * status. A FAILED or CANCELLED execution leaves nothing to send: the email of the step it
-   * stopped at is marked FAILED if still queued.
+   * stopped at is marked FAILED if still queued. True when this call ended it; an end at a step
+   * that found no execution throws ExecutionNotFoundError (its start may not have committed yet).
    */
-  async finish(executionId: string, status: FinalStatus, error?: string | null, stepId?: string | null): Promise<void> {
+  async finish(executionId: string, status: FinalStatus, error?: string | null, stepId?: string | null): Promise<boolean> {
     // Postgres text holds no NUL character; a failure's message (a webhook's answer) may.
-    unwrap(await this.ends.add({ executionId, status, error: error?.replace(/\u0000/g, '').slice(0, 1000) ?? null, stepId: stepId ?? null }));
+    const ended = unwrap(await this.ends.add({ executionId, status, error: error?.replace(/\u0000/g, '').slice(0, 1000) ?? null, stepId: stepId ?? null }));
     if (status === 'FAILED' || status === 'CANCELLED') {
       await this.abandonStepEmail(executionId, status === 'CANCELLED' ? 'The workflow execution was cancelled' : `The workflow execution failed: ${error ?? ''}`);
     }
+    if (!ended && stepId && !(await executionExists(this.dataSource.manager, executionId))) throw new ExecutionNotFoundError(executionId);
+    return ended;
   }
 
   /** Marks the still queued email of the execution's current step FAILED, so that no retry sends it. */

@@ -182,17 +182,20 @@ export async function moveManyToStep(manager: EntityManager, moves: { executionI
 /**
  * Ends each of several distinct executions still under way with its final status and reason, in
  * one statement; an end that names a step (the EXIT step it ended at) also moves it there.
+ * Answers, per end, whether it applied (false when that execution ended or does not exist).
  */
 export async function endManyExecutions(
   manager: EntityManager,
   ends: { executionId: string; status: ExecutionStatus; error: string | null; stepId: string | null }[],
-): Promise<void> {
-  await manager.query(
+): Promise<boolean[]> {
+  const [rows]: [{ id: string }[]] = await manager.query(
     `UPDATE workflow_executions e SET status = x.status, error = x.error, completed_at = now(), current_step_id = coalesce(x.step_id, e.current_step_id)
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) AS x(id, status, error, step_id)
-      WHERE e.id = x.id AND e.status IN ('RUNNING', 'WAITING')`,
+      WHERE e.id = x.id AND e.status IN ('RUNNING', 'WAITING') RETURNING e.id`,
     [ends.map((end) => end.executionId), ends.map((end) => end.status), ends.map((end) => end.error), ends.map((end) => end.stepId)],
   );
+  const ended = new Set(rows.map((row) => row.id));
+  return ends.map((end) => ended.has(end.executionId));
 }
 
 /** Appends a skipped step to the execution's `context.skipped`, unless that step is there already. */

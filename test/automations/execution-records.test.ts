@@ -93,6 +93,26 @@ describe('ExecutionRecords grouped writes', () => {
     expect(failed).toEqual([workflowEmailId(failedId, stepIds.send)]);
   });
 
+  it('ends an execution at the step it ended at beside ends at none, answers false for one that ended, and throws ExecutionNotFoundError for one not there', async () => {
+    const [blocker, atStep, plain] = [await execution(), await execution(), await execution()];
+    const done = await execution('CANCELLED');
+    await records.recordStep(plain, stepIds.delay, 'WAITING');
+    // The first end runs alone; the next four wait and form one group.
+    const [, ...ends] = await Promise.allSettled([
+      records.finish(blocker, 'COMPLETED'),
+      records.finish(atStep, 'EXITED', null, stepIds.send),
+      records.finish(plain, 'COMPLETED'),
+      records.finish(done, 'EXITED', null, stepIds.send),
+      records.finish(randomUUID(), 'EXITED', null, stepIds.send),
+    ]);
+    expect(ends.slice(0, 3)).toEqual([{ status: 'fulfilled', value: true }, { status: 'fulfilled', value: true }, { status: 'fulfilled', value: false }]);
+    expect(ends[3]).toMatchObject({ status: 'rejected', reason: expect.any(ExecutionNotFoundError) });
+    const byId = new Map((await rows([atStep, plain, done])).map((row) => [row.id, row]));
+    expect(byId.get(atStep)).toMatchObject({ status: 'EXITED', current_step_id: stepIds.send, ended: true });
+    expect(byId.get(plain)).toMatchObject({ status: 'COMPLETED', current_step_id: stepIds.delay, ended: true });
+    expect(byId.get(done)).toMatchObject({ status: 'CANCELLED', current_step_id: null, ended: false });
+  });
+
   it('fails only the move the database refuses, not the others of its group', async () => {
     const [blocker, a, b] = [await execution(), await execution(), await execution()];
     // The first write runs alone; the next three wait and form one group, whose statement the bad step id fails.

@@ -24,7 +24,7 @@ const execution = (executionId: string): ExecutionRef => ({ executionId, project
 /** Activities that succeed at once. */
 const activities = {
   recordExecutionStep: async (_executionId: string, _stepId: string): Promise<boolean> => true,
-  finishExecution: async (_executionId: string, _status: string, ..._rest: unknown[]): Promise<void> => undefined,
+  finishExecution: async (_executionId: string, _status: string, ..._rest: unknown[]): Promise<boolean> => true,
   sendWorkflowEmail: async (): Promise<unknown> => ({ emailId: 'email-1', outcome: 'SENT' }),
   evaluateCondition: async () => true,
   callWebhook: async () => ({ status: 200 }),
@@ -44,6 +44,8 @@ const withActivities = (overrides: Partial<typeof activities> = {}) => {
  */
 const LOCAL_STEPS_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-local-steps.bin');
 const ENTRY_DELAY_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-entry-delay.bin');
+/** Recorded before runWorkflowExecutionV2: a SEND_EMAIL whose five local attempts failed, then two of its activity task's. */
+const LOCAL_FALLBACK_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-local-fallback.bin');
 
 /** The local activities a history ran, in order, by their markers. */
 function localActivities(history: proto.api.history.v1.IHistory): string[] {
@@ -71,7 +73,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     const history = await temporal.withWorker(
       withActivities({
         recordExecutionStep: async (_executionId: string, stepId: string) => recorded.push(stepId) > 0,
-        finishExecution: async (...args: unknown[]) => void finished.push(args),
+        finishExecution: async (...args: unknown[]) => finished.push(args) > 0,
       }),
       async (taskQueue) => {
         const workflowId = executionWorkflowId(input.executionId);
@@ -104,6 +106,13 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     expect(localActivities(entryDelay)).toEqual(['recordExecutionStep', 'sendWorkflowEmail', 'recordExecutionStep', 'finishExecution']);
     expect(entryDelay.events).toHaveLength(13);
     await expect(replay(entryDelay, executionWorkflowId('00000000-0000-4000-8000-000000000012'))).resolves.toBeUndefined();
+    const fallback = proto.api.history.v1.History.decode(readFileSync(LOCAL_FALLBACK_HISTORY));
+    const patches = fallback.events!.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch').length;
+    expect(patches).toBe(2);
+    expect(fallback.events!.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
+      'sendWorkflowEmail',
+    ]);
+    await expect(replay(fallback, executionWorkflowId('00000000-0000-4000-8000-000000000013'))).resolves.toBeUndefined();
   });
 
   it('records each CONDITION, UPDATE_CONTACT and SEND_EMAIL step with its work and the EXIT step with the end, in one local activity each, webhooks as activity tasks, without patch markers; its history replays', async () => {
@@ -158,28 +167,35 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
-  it('hands a call whose local attempts are used up to an activity task, which the outage outlasts; its history replays', async () => {
+  it('hands a call whose local attempts are used up to an activity task and, once those are used up too, writes the record by a call of its own and runs the step again; its history replays', async () => {
     const input: ExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000004'),
       graph: { steps: [step('send', 'SEND_EMAIL', { templateId: 'template-1' })], transitions: [] },
     };
     const workflowId = executionWorkflowId(input.executionId);
     const attempts: string[] = [];
+    const recorded: string[] = [];
+    // SES away for the combined call's 5 local attempts and its activity task's 16.
     const sendWorkflowEmail = async () => {
       attempts.push(Context.current().info.isLocal ? 'local' : 'task');
-      if (attempts.length <= 7) throw ApplicationFailure.create({ message: 'SES is away' });
+      if (attempts.length <= 5 + 16) throw ApplicationFailure.create({ message: 'SES is away' });
       return { emailId: 'email-1', outcome: 'SENT' };
     };
-    const history = await temporal.withWorker(withActivities({ sendWorkflowEmail }), async (taskQueue) => {
+    const recordExecutionStep = async (_executionId: string, stepId: string) => recorded.push(stepId) > 0;
+    const history = await temporal.withWorker(withActivities({ sendWorkflowEmail, recordExecutionStep }), async (taskQueue) => {
       const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
       expect(await handle.result()).toBe('COMPLETED');
       return handle.fetchHistory();
     });
-    expect(attempts).toEqual(['local', 'local', 'local', 'local', 'local', 'task', 'task', 'task']);
+    expect(attempts).toEqual([...Array(5).fill('local'), ...Array(16).fill('task'), 'local']);
+    // Once by each of the combined call's 21 attempts, then by the record's own call.
+    expect(recorded).toEqual(Array(22).fill('send'));
     const events = history.events!;
     expect(events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name)).toEqual([
       'recordAndRunStep',
     ]);
+    // The combined call's local attempts (their marker holds the last failure), then the record's call, the send's and the end's.
+    expect(localActivities(history)).toEqual(['recordAndRunStep', 'recordExecutionStep', 'sendWorkflowEmail', 'finishExecution']);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
@@ -196,7 +212,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     };
     const finished: unknown[][] = [];
     await temporal.withWorker(
-      withActivities({ sendWorkflowEmail, finishExecution: async (...args: unknown[]) => void finished.push(args) }),
+      withActivities({ sendWorkflowEmail, finishExecution: async (...args: unknown[]) => finished.push(args) > 0 }),
       async (taskQueue) => {
         const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
         await expect(handle.result()).rejects.toThrow();
@@ -249,7 +265,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
           calls.push('send');
           return { emailId: 'email-1', outcome: 'SENT' };
         },
-        finishExecution: async (_executionId: string, status: string) => void calls.push(`finish ${status}`),
+        finishExecution: async (_executionId: string, status: string) => calls.push(`finish ${status}`) > 0,
       }),
       async (taskQueue) => {
         const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input], startDelay: '1 day' });

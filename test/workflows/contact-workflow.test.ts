@@ -17,7 +17,7 @@ function mockActivities(env: TestWorkflowEnvironment) {
   const sentAt: number[] = [];
   const activities = {
       recordExecutionStep: jest.fn(async (_executionId: string, _stepId: string, _status: string) => true),
-      finishExecution: jest.fn(async (_executionId: string, _status: string, _error?: string) => undefined),
+      finishExecution: jest.fn(async (_executionId: string, _status: string, _error?: string | null, _stepId?: string) => true),
       sendWorkflowEmail: jest.fn(async (_execution: ExecutionRef, _stepId: string, _config: Record<string, unknown>) => {
         sentAt.push(await env.currentTimeMs());
         return { emailId: 'email-1', outcome: 'SENT' };
@@ -203,6 +203,14 @@ describe('runWorkflowExecutionV2 workflow', () => {
     expect(mocks.activities.sendWorkflowEmail).not.toHaveBeenCalled();
     // The EXIT step is recorded with the end, in one call.
     expect(mocks.activities.recordExecutionStep.mock.calls.map((call) => call[1])).toEqual(['hook', 'update']);
+    expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
+  });
+
+  it('stops at an EXIT step whose end finds the record already ended (cancelled through the API)', async () => {
+    const mocks = mockActivities(temporal.env);
+    mocks.activities.finishExecution.mockResolvedValue(false);
+    const { outcome, input } = await run(mocks, { steps: [step('update', 'UPDATE_CONTACT', { subscribed: false }), step('exit', 'EXIT')], transitions: [edge('update', 'exit')] });
+    expect(outcome.value).toBe('STOPPED');
     expect(mocks.activities.finishExecution.mock.calls).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
   });
 
