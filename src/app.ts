@@ -1,4 +1,3 @@
-import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import { Cursors } from './http/cursors';
 import { errorHandler, unknownRoute } from './http/middleware/error-handler';
@@ -25,7 +24,6 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 
   app.use(requestId);
   app.use(accessLog(app));
-  app.use(cookieParser());
   app.use(plainQuery);
   const cursors = new Cursors(config.tokenSecret);
 

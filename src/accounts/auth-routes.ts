@@ -1,4 +1,5 @@
 import { endpoint, type EndpointContext, type RouteTable } from '../http/endpoint';
+import { requestCookie } from '../http/cookies';
 import { oauthEndpoints } from '../oauth/oauth-routes';
 import { AccountEmailBody, LoginBody, ResetPasswordBody, SignupBody, VerifyEmailBody } from './accounts-dtos';
 import * as docs from './auth-docs';
@@ -47,7 +48,7 @@ export const authRoutes: RouteTable = {
       credential: 'none',
       doc: docs.logout,
       handle: async ({ services, config, req, res }) => {
-        await services.auth.logout(req.cookies?.[SESSION_COOKIE]);
+        await services.auth.logout(requestCookie(req, SESSION_COOKIE));
         clearSessionCookie(res, config);
         return success;
       },

@@ -1,5 +1,6 @@
 import type { Config } from '../config';
 import { endpoint, type Endpoint } from '../http/endpoint';
+import { requestCookie } from '../http/cookies';
 import { cookieOptions, setSessionCookie } from '../accounts/cookies';
 import { OAuthCallbackQuery, OAuthStartQuery } from './oauth-dtos';
 import * as docs from './oauth-docs';
@@ -37,7 +38,7 @@ export const oauthEndpoints: Endpoint<any, any>[] = [
     handle: async ({ services, config, req, res, params, query }) => {
       const provider = services.oauth.provider(params.provider);
       res.clearCookie(STATE_COOKIE, stateCookie(config));
-      const { sessionToken, location } = await services.oauth.finish(provider, req.cookies?.[STATE_COOKIE], query);
+      const { sessionToken, location } = await services.oauth.finish(provider, requestCookie(req, STATE_COOKIE), query);
       setSessionCookie(res, config, sessionToken).redirect(302, location);
     },
   }),
