@@ -7,13 +7,17 @@
  * has after-commit work, such as dispatching its events), so transactions still commit one at
  * a time, in order; the write's end counts as `committed` when it did not call it. `add`
  * answers the item's own result (`write` answers one per item, in order), or throws its
- * group's error.
+ * group's error; with `oneByOneOnFailure`, a group whose write failed is written again one item
+ * at a time, so that an item the database refuses fails its own caller only.
  */
 export class GroupWriter<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
   private writing = false;
 
-  constructor(private readonly write: (items: T[], committed: () => void) => Promise<R[]>) {}
+  constructor(
+    private readonly write: (items: T[], committed: () => void) => Promise<R[]>,
+    private readonly options: { oneByOneOnFailure?: boolean } = {},
+  ) {}
 
   add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
@@ -45,8 +49,23 @@ export class GroupWriter<T, R> {
       );
       group.forEach((entry, i) => entry.resolve(results[i]));
     } catch (err) {
-      for (const entry of group) entry.reject(err);
+      if (this.options.oneByOneOnFailure && group.length > 1) await this.oneByOne(group);
+      else for (const entry of group) entry.reject(err);
     }
     committed();
+  }
+
+  /** Writes each item of a failed group alone, answering each with its own result or error. */
+  private async oneByOne(group: typeof this.pending): Promise<void> {
+    await Promise.all(
+      group.map(async (entry) => {
+        try {
+          const [result] = await this.write([entry.item], () => undefined);
+          entry.resolve(result);
+        } catch (err) {
+          entry.reject(err);
+        }
+      }),
+    );
   }
 }

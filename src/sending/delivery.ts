@@ -61,6 +61,8 @@ export class EmailNotFoundError extends Error {}
  */
 export class Delivery {
   private readonly mailEvents: MailEventApplier;
+  /** The writes of single deliveries (`deliver`): those that run at the same time share statements and transactions. */
+  private readonly writes: SendWrites;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -69,6 +71,7 @@ export class Delivery {
     private readonly contacts: ContactsService,
   ) {
     this.mailEvents = new MailEventApplier(contacts, new ReputationService(dataSource));
+    this.writes = this.batchWrites();
   }
 
   /** Delivers one email (`/v1/send`, workflow and test emails); the email of a disabled project is marked FAILED instead. */
@@ -84,10 +87,7 @@ export class Delivery {
     const contact = email.contactId ? await findContact(this.dataSource.manager, email.contactId) : null;
     const parts = await loadParts(this.dataSource.manager, email);
     const message = await composeMessage(this.config, { ...email, ...parts }, contact, parts.attachments);
-    return this.send(email, message, {
-      claim: async (id) => (await this.claim([id]))[0],
-      record: (accepted) => this.recordSent([accepted]),
-    });
+    return this.send(email, message, this.writes);
   }
 
   /**
@@ -139,16 +139,18 @@ export class Delivery {
   }
 
   /**
-   * The writes of one campaign batch's sends (deliverQueued). Each attempt is counted just
-   * before its send and each send recorded as soon as it returns; those that come while the
-   * previous claim or record is being written share the next statement or transaction (a
-   * record transaction begins once the previous one committed, while that one's events are
-   * still being dispatched). So none waits for another send, and the campaign's counter row is
-   * written once per record transaction, not once per email.
+   * Grouped writes of sends: a campaign batch's (deliverQueued), or those of single deliveries
+   * in this process. Each attempt is counted just before its send and each send recorded as
+   * soon as it returns; those that come while the previous claim or record is being written
+   * share the next statement or transaction (a record transaction begins once the previous one
+   * committed, while that one's events are still being dispatched). So none waits for another
+   * send, and a campaign's counter row is written once per record transaction, not once per
+   * email. A group the database refuses is written again one email at a time, so that one
+   * email's failure is its own.
    */
   batchWrites(): SendWrites {
-    const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds));
-    const records = new GroupWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed));
+    const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds), { oneByOneOnFailure: true });
+    const records = new GroupWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed), { oneByOneOnFailure: true });
     return { claim: (emailId) => claims.add(emailId), record: (accepted) => records.add(accepted) };
   }
 

@@ -117,4 +117,22 @@ describe('GroupWriter', () => {
     ]);
     expect(groups).toEqual([['ok'], ['bad', 'also'], ['later']]);
   });
+
+  it('with oneByOneOnFailure, writes a refused group again one item at a time, so that only the refused item fails', async () => {
+    const groups: string[][] = [];
+    const writer = new GroupWriter(
+      async (items: string[]) => {
+        groups.push(items);
+        await tick();
+        if (items.includes('bad')) throw new Error('refused');
+        return items.map((item) => item.toUpperCase());
+      },
+      { oneByOneOnFailure: true },
+    );
+    const first = writer.add('first');
+    const rest = [writer.add('ok'), writer.add('bad'), writer.add('also')];
+    const results = await Promise.allSettled([first, ...rest]);
+    expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual(['FIRST', 'OK', 'refused', 'ALSO']);
+    expect(groups).toEqual([['first'], ['ok', 'bad', 'also'], ['ok'], ['bad'], ['also']]);
+  });
 });
