@@ -99,10 +99,16 @@ export function findAccount(manager: EntityManager, projectId: string): Promise<
   return manager.findOneBy(BillingAccount, { projectId });
 }
 
-/** Stores the project's customer unless one is stored already; returns the stored customer id. */
+/**
+ * Stores the project's customer unless one is stored already; returns the stored customer id.
+ * Concurrent first checkouts store the same row (Stripe answers both with one customer), which
+ * conflicts on `customer_id UNIQUE` as well as on the key. ON CONFLICT names no index so that
+ * both are arbiters: with only `(project_id)` named, an insert that passed the conflict check
+ * before the other's row reached the key index failed on the customer_id index (23505, a 500).
+ */
 export async function storeCustomer(manager: EntityManager, projectId: string, customerId: string): Promise<string> {
   await manager.query(
-    'INSERT INTO billing_accounts (project_id, customer_id) VALUES ($1, $2) ON CONFLICT (project_id) DO NOTHING',
+    'INSERT INTO billing_accounts (project_id, customer_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
     [projectId, customerId],
   );
   return (await manager.findOneByOrFail(BillingAccount, { projectId })).customerId;
