@@ -2,6 +2,7 @@ import escapeHtml from 'escape-html';
 import PostalMime from 'postal-mime';
 import type { Address, Email, Mailbox } from 'postal-mime';
 import type { SMTPServerEnvelope } from 'smtp-server';
+import { unstorable } from '../http/json-body';
 import { reservedHeaderMessage } from '../sending/reserved-headers';
 import { parseSendRequest, type SendRequest } from '../sending/send-request';
 import { smtpReply } from './relay-replies';
@@ -76,7 +77,7 @@ export async function relayedMessage(raw: Buffer, envelope: SMTPServerEnvelope):
   const html = parsed.html ?? (text ? textAsHtml(text) : '');
   const [replyTo] = mailboxes(parsed.replyTo);
   const idempotencyKey = parsed.headers.find((header) => header.key === 'idempotency-key')?.value.trim();
-  const request = parseSendRequest({
+  const body = {
     to,
     from,
     subject: subject.slice(0, 998),
@@ -89,7 +90,11 @@ export async function relayedMessage(raw: Buffer, envelope: SMTPServerEnvelope):
       contentType: MIME_TYPE.test(attachment.mimeType) ? attachment.mimeType : 'application/octet-stream',
       content: attachment.content as string,
     })),
-  });
+  };
+  // What Postgres cannot store (a NUL character, a lone surrogate) is refused as /v1/send's JSON edge refuses it.
+  const problem = unstorable({ ...body, ...(text ? { text } : {}) });
+  if (problem) throw smtpReply(554, `Message refused: ${problem.message}`);
+  const request = parseSendRequest(body);
   const cids = parsed.attachments.map((attachment) => attachment.contentId?.replace(/^<|>$/g, '') || undefined);
   return {
     request: {

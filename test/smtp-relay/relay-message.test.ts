@@ -92,4 +92,12 @@ describe('relayedMessage: an SMTP message as a /v1/send request', () => {
     const refused = await relayedMessage(bomb, envelope('a@example.com', ['b@example.com'])).catch((err) => err);
     expect(refused).toMatchObject({ responseCode: 554, message: expect.stringContaining('could not be read as MIME') });
   });
+
+  it('refuses a message whose text Postgres cannot store (a NUL character) with 554, naming the part', async () => {
+    const nul = Buffer.from('From: a@example.com\r\nSubject: x\r\nContent-Type: text/plain\r\n\r\nbefore\u0000after');
+    const refused = await relayedMessage(nul, envelope('a@example.com', ['b@example.com'])).catch((err) => err);
+    expect(refused).toMatchObject({ responseCode: 554, message: expect.stringMatching(/^Message refused: .*NUL character/) });
+    const html = Buffer.from('From: a@example.com\r\nSubject: x\r\nContent-Type: text/html\r\n\r\n<p>a\u0000b</p>');
+    expect(await relayedMessage(html, envelope('a@example.com', ['b@example.com'])).catch((err) => err)).toMatchObject({ responseCode: 554 });
+  });
 });
