@@ -1,8 +1,7 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 
-/** A Temporal client with the connection under it; the caller calls `close()` at shutdown. */
+/** A Temporal client; the caller calls `close()` at shutdown (its connection is closed only through it). */
 export interface TemporalClient {
-  connection: Connection;
   client: Client;
   /** Closes the connection; calls still in flight fail instead of being retried. */
   close(): Promise<void>;
@@ -25,7 +24,6 @@ export async function connectTemporal(address: string, namespace: string): Promi
   });
   const connection = await Connection.connect({ address, interceptors: [retry] });
   return {
-    connection,
     client: new Client({ connection, namespace }),
     close: async () => {
       closing = true;

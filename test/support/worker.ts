@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config';
 import { composeCore } from '../../src/composition';
 import type { EventDispatcher } from '../../src/events/dispatcher';
 import { logger } from '../../src/logger';
-import { connectTemporal } from '../../src/orchestration/client';
+import { connectTemporal, type TemporalClient } from '../../src/orchestration/client';
 import { routeTemporalLogs } from '../../src/orchestration/logging';
 import { createWorkers, runWorkers, shutdownWorkers } from '../../src/orchestration/workers';
 
@@ -16,15 +16,11 @@ export function testTemporalAddress(): string {
 }
 
 /** A client of the test server, as the API uses one. */
-export interface TestTemporal {
-  client: Client;
-  close(): Promise<void>;
-}
+export type TestTemporal = TemporalClient;
 
 /** Connects a Temporal client to the test server. */
-export async function connectTestTemporal(): Promise<TestTemporal> {
-  const { client, close } = await connectTemporal(testTemporalAddress(), 'default');
-  return { client, close };
+export function connectTestTemporal(): Promise<TestTemporal> {
+  return connectTemporal(testTemporalAddress(), 'default');
 }
 
 /** A Herald worker running in this process against the test server. */
