@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { WORKER_PROCESS_ARGS } from '../../src/orchestration/workflow-thread-guard';
 
 /** Sends a CSV as multipart field `file`. */
 async function upload(api: TestApi, key: string, csv: string | Buffer, filename = 'contacts.csv') {
@@ -185,7 +186,7 @@ describe('CSV imports and bulk jobs', () => {
 
 /** A worker in its own process, so that it can be killed with SIGKILL. */
 function spawnWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../support/worker-process.ts')], {
+  return spawn(process.execPath, [...WORKER_PROCESS_ARGS, path.join(__dirname, '../support/worker-process.ts')], {
     stdio: 'ignore',
     env: { ...process.env, ...env },
   });

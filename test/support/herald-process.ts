@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { allProcesses, processParent, processState } from '../../src/runtime/process-table';
 import { freePort } from './ports';
+import { WORKER_PROCESS_ARGS } from '../../src/orchestration/workflow-thread-guard';
 
 const ROOT = path.resolve(__dirname, '../..');
 const START_TIMEOUT_MS = 120_000;
@@ -66,7 +67,7 @@ export function descendants(pid: number): number[] {
   return found.filter((child) => processState(child) === 'running');
 }
 
-/** Herald as `npm start` runs it (`node --import tsx src/cli/start.ts`), in a process of its own. */
+/** Herald as `npm start` runs it (`npm start`'s command line), in a process of its own. */
 export class HeraldProcess {
   private constructor(
     readonly child: ChildProcess,
@@ -80,7 +81,7 @@ export class HeraldProcess {
   /** Starts Herald with `env` and resolves once it printed its banner; fails with its output if it exits first. */
   static async start(env: Record<string, string>, logFile: string): Promise<HeraldProcess> {
     const fd = openSync(logFile, 'a');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/start.ts')], {
+    const child = spawn(process.execPath, [...WORKER_PROCESS_ARGS, path.join(ROOT, 'src/cli/start.ts')], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', fd, fd],

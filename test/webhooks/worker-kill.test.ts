@@ -4,6 +4,7 @@ import { emitWebhookEvents } from '../../src/webhooks/webhook-events';
 import { until } from '../support/wait';
 import { startReceiver, verifyHook, type Receiver } from './receiver';
 import { startWebhookStack, type WebhookStack } from './webhook-stack';
+import { WORKER_PROCESS_ARGS } from '../../src/orchestration/workflow-thread-guard';
 
 /** Events recorded while the first worker runs, and while no worker runs. */
 const BEFORE_KILL = 20;
@@ -25,7 +26,7 @@ describe('event webhooks when the worker is SIGKILLed', () => {
 
   /** A worker in a process of its own on the stack's task queue. */
   function spawnWorker(): ChildProcess {
-    const worker = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../support/worker-process.ts')], {
+    const worker = spawn(process.execPath, [...WORKER_PROCESS_ARGS, path.join(__dirname, '../support/worker-process.ts')], {
       stdio: 'ignore',
       env: { ...process.env, ...hooks.env },
     });

@@ -1,0 +1,123 @@
+import path from 'node:path';
+import vm from 'node:vm';
+import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
+
+/**
+ * The Temporal SDK runs workflow code in worker threads and bounds each call into a workflow's
+ * context with `vm`'s `timeout` option (the worker's isolateExecutionTimeout), its guard against
+ * workflow code that never yields. Node enforces that option by creating and joining a thread of
+ * its own for every call (nodejs/node#47739), and a workflow activation makes several calls: about
+ * a quarter of the worker's CPU for a `DELAY -> SEND_EMAIL -> EXIT` execution went to those threads.
+ *
+ * Herald's worker processes load this guard first in every thread (WORKER_PROCESS_ARGS: `--require`,
+ * which Node applies to worker threads too, where tsx's `--import` hooks do not reach). In a workflow thread it makes those calls without the option and
+ * notes in a shared slot when the running call began; the main thread reads the slots once a
+ * second (watchWorkflowThreads), so a thread stuck in one call is still found, by one timer for
+ * all of them instead of a thread per call. A process run without the preload keeps the SDK's own
+ * per-call timeout.
+ */
+
+/**
+ * How Node starts a Herald process that runs a worker (`npm start`, `npm run start:worker`, the
+ * tests' and benches' copies of them): TypeScript through tsx's require hook, then the guard.
+ */
+export const WORKER_PROCESS_ARGS = ['--require', 'tsx/cjs', '--require', path.join(__dirname, 'workflow-thread-preload.ts')];
+
+/** A workflow thread inside one call into a workflow context for this long is stuck. */
+export const STUCK_AFTER_MS = 30_000;
+const CHECK_EVERY_MS = 1_000;
+const CHANNEL = 'herald:workflow-thread-guard';
+/** The main thread's slots of its workflow threads, by thread id: one registry whatever module instance reads it. */
+const REGISTRY = Symbol.for('herald.workflowThreadSlots');
+
+/** What a workflow thread tells the main thread: where it notes when its running call began. */
+interface SlotMessage {
+  threadId: number;
+  slot: SharedArrayBuffer;
+}
+
+type Registry = { slots: Map<number, BigInt64Array>; channel: BroadcastChannel };
+
+function registry(): Registry | undefined {
+  return (globalThis as { [REGISTRY]?: Registry })[REGISTRY];
+}
+
+/** Options without `timeout`; any other value (a filename string, undefined) as it is. */
+function untimed<T>(options: T): T {
+  if (typeof options !== 'object' || options === null || !('timeout' in options)) return options;
+  const { timeout: _timeout, ...rest } = options as T & { timeout?: number };
+  return rest as T;
+}
+
+const timed = (options: unknown) => typeof options === 'object' && options !== null && (options as { timeout?: unknown }).timeout !== undefined;
+
+/**
+ * In a workflow thread: calls into a context that ask for a timeout run without it, with the
+ * time the outermost one began in a shared slot (0 between calls), posted to the main thread.
+ */
+function guardThisThread(): void {
+  const slot = new BigInt64Array(new SharedArrayBuffer(8));
+  let depth = 0;
+  const guarded = <R>(call: () => R): R => {
+    if (depth++ === 0) Atomics.store(slot, 0, BigInt(Date.now()));
+    try {
+      return call();
+    } finally {
+      if (--depth === 0) Atomics.store(slot, 0, 0n);
+    }
+  };
+  const runScript = vm.Script.prototype.runInContext;
+  vm.Script.prototype.runInContext = function (this: vm.Script, context: vm.Context, options?: vm.RunningScriptOptions) {
+    return timed(options) ? guarded(() => runScript.call(this, context, untimed(options))) : runScript.call(this, context, options);
+  };
+  const runCode = vm.runInContext;
+  vm.runInContext = (code: string, context: vm.Context, options?: vm.RunningCodeOptions | string) =>
+    timed(options) ? guarded(() => runCode(code, context, untimed(options))) : runCode(code, context, options);
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.postMessage({ threadId, slot: slot.buffer as SharedArrayBuffer } satisfies SlotMessage);
+  channel.unref();
+}
+
+/** In the main thread: collects the slots its workflow threads post as they start. */
+function collectSlots(): void {
+  if (registry()) return;
+  const slots = new Map<number, BigInt64Array>();
+  const channel = new BroadcastChannel(CHANNEL);
+  channel.onmessage = (message) => {
+    const { threadId: id, slot } = (message as { data: SlotMessage }).data;
+    slots.set(id, new BigInt64Array(slot));
+  };
+  channel.unref();
+  (globalThis as { [REGISTRY]?: Registry })[REGISTRY] = { slots, channel };
+}
+
+/** Installs the guard in this thread: once in the main thread (before any worker thread starts) and in each worker thread. */
+export function installWorkflowThreadGuard(): void {
+  if (isMainThread) collectSlots();
+  else guardThisThread();
+}
+
+/** Stops collecting this thread's slots (a test that installed the guard in its own process). */
+export function uninstallWorkflowThreadGuard(): void {
+  registry()?.channel.close();
+  delete (globalThis as { [REGISTRY]?: Registry })[REGISTRY];
+}
+
+/**
+ * Checks the workflow threads every second; `onStuck` hears of a thread inside one call for longer
+ * than `stuckAfterMs`, once per such call. Returns the stop. Does nothing without the guard.
+ */
+export function watchWorkflowThreads(onStuck: (threadId: number, forMs: number) => void, stuckAfterMs = STUCK_AFTER_MS, checkEveryMs = CHECK_EVERY_MS): () => void {
+  const reported = new Map<number, bigint>();
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const [id, slot] of registry()?.slots ?? []) {
+      const began = Atomics.load(slot, 0);
+      if (began === 0n || now - Number(began) <= stuckAfterMs || reported.get(id) === began) continue;
+      reported.set(id, began);
+      onStuck(id, now - Number(began));
+    }
+  }, checkEveryMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
