@@ -9,12 +9,13 @@ import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
  * its own for every call (nodejs/node#47739), and a workflow activation makes several calls: about
  * a quarter of the worker's CPU for a `DELAY -> SEND_EMAIL -> EXIT` execution went to those threads.
  *
- * Herald's worker processes load this guard first in every thread (WORKER_PROCESS_ARGS: `--require`,
- * which Node applies to worker threads too, where tsx's `--import` hooks do not reach). In a workflow thread it makes those calls without the option and
- * notes in a shared slot when the running call began; the main thread reads the slots once a
+ * Herald's worker processes load this guard first in every thread (WORKER_PROCESS_ARGS:
+ * `--require`, which Node applies to worker threads too, where tsx's `--import` hooks do not
+ * reach). In a workflow thread it makes those calls without the option and notes in a shared slot
+ * when the running call began, on the monotonic clock; the main thread reads the slots once a
  * second (watchWorkflowThreads), so a thread stuck in one call is still found, by one timer for
- * all of them instead of a thread per call. A process run without the preload keeps the SDK's own
- * per-call timeout.
+ * all of them instead of a thread per call. A process run without the preload keeps the SDK's
+ * own per-call timeout.
  */
 
 /**
@@ -59,7 +60,7 @@ function guardThisThread(): void {
   const slot = new BigInt64Array(new SharedArrayBuffer(8));
   let depth = 0;
   const guarded = <R>(call: () => R): R => {
-    if (depth++ === 0) Atomics.store(slot, 0, BigInt(Date.now()));
+    if (depth++ === 0) Atomics.store(slot, 0, process.hrtime.bigint());
     try {
       return call();
     } finally {
@@ -73,19 +74,29 @@ function guardThisThread(): void {
   const runCode = vm.runInContext;
   vm.runInContext = (code: string, context: vm.Context, options?: vm.RunningCodeOptions | string) =>
     timed(options) ? guarded(() => runCode(code, context, untimed(options))) : runCode(code, context, options);
+  // Delivered even though the channel closes at once.
   const channel = new BroadcastChannel(CHANNEL);
   channel.postMessage({ threadId, slot: slot.buffer as SharedArrayBuffer } satisfies SlotMessage);
-  channel.unref();
+  channel.close();
 }
 
 /** In the main thread: collects the slots its workflow threads post as they start. */
 function collectSlots(): void {
   if (registry()) return;
   const slots = new Map<number, BigInt64Array>();
+  const exited = new Set<number>();
+  // A thread ended in the middle of a call (terminated, out of memory) never clears its slot.
+  process.on('worker', (thread) => {
+    const { threadId: id } = thread;
+    thread.once('exit', () => {
+      slots.delete(id);
+      exited.add(id);
+    });
+  });
   const channel = new BroadcastChannel(CHANNEL);
   channel.onmessage = (message) => {
     const { threadId: id, slot } = (message as { data: SlotMessage }).data;
-    slots.set(id, new BigInt64Array(slot));
+    if (!exited.has(id)) slots.set(id, new BigInt64Array(slot));
   };
   channel.unref();
   (globalThis as { [REGISTRY]?: Registry })[REGISTRY] = { slots, channel };
@@ -110,12 +121,15 @@ export function uninstallWorkflowThreadGuard(): void {
 export function watchWorkflowThreads(onStuck: (threadId: number, forMs: number) => void, stuckAfterMs = STUCK_AFTER_MS, checkEveryMs = CHECK_EVERY_MS): () => void {
   const reported = new Map<number, bigint>();
   const timer = setInterval(() => {
-    const now = Date.now();
+    // The monotonic clock every thread reads alike: a clock set back or forward changes nothing.
+    const now = process.hrtime.bigint();
     for (const [id, slot] of registry()?.slots ?? []) {
       const began = Atomics.load(slot, 0);
-      if (began === 0n || now - Number(began) <= stuckAfterMs || reported.get(id) === began) continue;
+      if (began === 0n || reported.get(id) === began) continue;
+      const forMs = Number((now - began) / 1_000_000n);
+      if (forMs <= stuckAfterMs) continue;
       reported.set(id, began);
-      onStuck(id, now - Number(began));
+      onStuck(id, forMs);
     }
   }, checkEveryMs);
   timer.unref();
