@@ -40,6 +40,7 @@ describe('Temporal dev server start-up', () => {
     const command = processCommand(recordedPid());
     expect(command).toContain('--sqlite-pragma journal_mode=wal');
     expect(command).toContain('--sqlite-pragma synchronous=normal');
+    expect(command).toContain('--sqlite-pragma wal_autocheckpoint=10000');
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
   });
 
