@@ -102,10 +102,20 @@ function collectSlots(): void {
   (globalThis as { [REGISTRY]?: Registry })[REGISTRY] = { slots, channel };
 }
 
-/** Installs the guard in this thread: once in the main thread (before any worker thread starts) and in each worker thread. */
+/**
+ * Installs the guard in this thread: once in the main thread (before any worker thread starts) and
+ * in each worker thread. A worker thread also runs without Node's source-map lookups, which tsx's
+ * require hook turns on in every thread: it runs only JavaScript (the SDK and the workflow bundle,
+ * whose stack traces the SDK maps itself), and the SDK captures a stack trace for every promise
+ * workflow code creates, each of which would otherwise go through them.
+ */
 export function installWorkflowThreadGuard(): void {
-  if (isMainThread) collectSlots();
-  else guardThisThread();
+  if (isMainThread) {
+    collectSlots();
+    return;
+  }
+  process.setSourceMapsEnabled(false);
+  guardThisThread();
 }
 
 /** Stops collecting this thread's slots (a test that installed the guard in its own process). */

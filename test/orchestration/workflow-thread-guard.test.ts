@@ -74,6 +74,14 @@ describe('the workflow thread guard', () => {
     expect(output).toEqual(['slots 1', 'ran']);
   });
 
+  it('turns off in worker threads the source-map lookups tsx turns on, not in the main thread', async () => {
+    const output = await inWorkerProcess(`
+      console.log('main', process.sourceMapsEnabled);
+      new Worker("console.log('thread', process.sourceMapsEnabled)", { eval: true });
+    `);
+    expect(output).toEqual(['main true', 'thread false']);
+  });
+
   it('lets an error thrown inside a call through, and notes the call as over', async () => {
     const stuck: number[] = [];
     const stop = watchWorkflowThreads((threadId) => stuck.push(threadId), 100, 20);
