@@ -43,14 +43,14 @@ function registry(): Registry | undefined {
   return (globalThis as { [REGISTRY]?: Registry })[REGISTRY];
 }
 
-/** Options without `timeout`; any other value (a filename string, undefined) as it is. */
-function untimed<T>(options: T): T {
-  if (typeof options !== 'object' || options === null || !('timeout' in options)) return options;
-  const { timeout: _timeout, ...rest } = options as T & { timeout?: number };
-  return rest as T;
-}
+/** Whether a call's options ask for a timeout (not a filename string, not left out). */
+const timed = <T>(options: T): options is T & { timeout: number } =>
+  typeof options === 'object' && options !== null && (options as { timeout?: unknown }).timeout !== undefined;
 
-const timed = (options: unknown) => typeof options === 'object' && options !== null && (options as { timeout?: unknown }).timeout !== undefined;
+/** A timed call's options without the timeout. */
+function untimed<T extends { timeout?: number }>({ timeout: _timeout, ...rest }: T): Omit<T, 'timeout'> {
+  return rest;
+}
 
 /**
  * In a workflow thread: calls into a context that ask for a timeout run without it, with the
