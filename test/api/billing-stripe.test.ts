@@ -104,6 +104,7 @@ describe('billing through Stripe (local Stripe API)', () => {
   it('creates one Stripe customer per project, even for concurrent checkouts, and a subscription session', async () => {
     const { client, project } = await signupWithProject(api);
     const path = `${projectPath(project.id)}/checkout`;
+    stripe.gather('POST', '/v1/customers', 2);
     const answers = await Promise.all([client.post(path, {}), client.post(path, {})]);
     for (const answer of answers) {
       expect(answer.status).toBe(201);

@@ -71,6 +71,7 @@ export class StripeServer {
   /** Prices a checkout may use; any other is refused as Stripe refuses an unknown price. */
   readonly prices = new Set<string>();
   private readonly replays = new Map<string, Answer>();
+  private gathering?: { method: string; path: string; count: number; held: Array<() => void> };
 
   private constructor(
     private readonly server: Server,
@@ -92,8 +93,30 @@ export class StripeServer {
     return this.requests.filter((r) => r.method === method && r.path === path);
   }
 
+  /**
+   * Holds the answers to one endpoint until `count` requests to it have arrived (or 10 s
+   * have passed), so concurrent callers are all in flight before any of them hears back.
+   */
+  gather(method: string, path: string, count: number): void {
+    this.gathering = { method, path, count, held: [] };
+  }
+
   close(): Promise<void> {
     return closeServer(this.server);
+  }
+
+  private async held(request: StripeRequest): Promise<void> {
+    const gathering = this.gathering;
+    if (!gathering || gathering.method !== request.method || gathering.path !== request.path) return;
+    await new Promise<void>((release) => {
+      gathering.held.push(release);
+      if (gathering.held.length < gathering.count) {
+        setTimeout(release, 10_000).unref();
+        return;
+      }
+      this.gathering = undefined;
+      gathering.held.forEach((r) => r());
+    });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -108,6 +131,7 @@ export class StripeServer {
       authorization: req.headers.authorization,
     };
     this.requests.push(request);
+    await this.held(request);
     const replayKey = request.method === 'POST' && request.idempotencyKey ? `${request.path} ${request.idempotencyKey}` : undefined;
     let answer = replayKey ? this.replays.get(replayKey) : undefined;
     if (!answer) {
