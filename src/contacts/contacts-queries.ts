@@ -45,6 +45,9 @@ interface Row {
  * read before the change) and inserts the others, in one statement. A row another transaction
  * inserted after this statement's snapshot is skipped by the insert and left to the caller's
  * next round; rows are inserted in email order, so two batches never wait on each other in a circle.
+ * The emails are given again as an array: Postgres plans `jsonb_to_recordset` for 100 rows
+ * whatever it holds, and would then scan all of the project's contacts twice (to lock them and
+ * to update them) instead of looking the batch's up by `(project_id, email)`.
  */
 async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
   return manager.query(
@@ -53,7 +56,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
      ), locked AS (
        SELECT c.id, c.subscribed AS old_subscribed, c.data AS old_data, i.set, i.unset, i.subscribed
          FROM contacts c JOIN i ON c.email = i.email
-        WHERE c.project_id = $1
+        WHERE c.project_id = $1 AND c.email = ANY($4::text[])
         ORDER BY c.email
         FOR UPDATE OF c
      ), updated AS (
@@ -77,7 +80,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
      )
      SELECT u.id, u.email, u.old_subscribed, u.subscribed, u.is_new, u.changed, CASE WHEN p.hooked THEN u.data END AS data, p.contacts_cap, p.hooked
        FROM (SELECT * FROM updated UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
-    [projectId, JSON.stringify(items), subscribedByDefault],
+    [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)],
   );
 }
 
