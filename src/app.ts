@@ -9,6 +9,7 @@ import { outboxRoutes } from './mailer/outbox-routes';
 import { createServices, type AppDeps, type Services } from './composition';
 import { mountRoutes } from './http/mount';
 import { ROUTE_TABLES } from './route-tables';
+import { WindowLimiter } from './rate-limits/window-limiter';
 
 /**
  * Builds the Express app: shared middleware, the API reference, every feature's route table
@@ -26,11 +27,12 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use(accessLog(app));
   app.use(plainQuery);
   const cursors = new Cursors(config.tokenSecret);
+  const projectLimiter = new WindowLimiter(dataSource, config.rateLimitPerMinute);
 
   app.use(docsRouter({ version: config.version, publicUrl: config.publicUrl }));
 
   // The outbox is documented always, but served only while it is the transport.
-  mountRoutes(app, ROUTE_TABLES.filter((table) => table !== outboxRoutes || config.transport === 'outbox'), { config, dataSource, services, cursors });
+  mountRoutes(app, ROUTE_TABLES.filter((table) => table !== outboxRoutes || config.transport === 'outbox'), { config, dataSource, services, cursors, projectLimiter });
 
   app.use(unknownRoute);
   app.use(errorHandler);

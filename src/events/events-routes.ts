@@ -20,7 +20,7 @@ export const trackRoutes: RouteTable = {
   tag: docs.trackTag,
   shapes: [TrackResult],
   endpoints: [
-    endpoint<TrackRequest>({ method: 'post', path: '/v1/track', credential: 'key', body: TrackRequest, quickBody: quickTrackRequest, doc: docs.track, handle: track }),
+    endpoint<TrackRequest>({ method: 'post', path: '/v1/track', credential: 'key', body: TrackRequest, quickBody: quickTrackRequest, lean: true, doc: docs.track, handle: track }),
   ],
 };
 

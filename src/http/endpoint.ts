@@ -2,6 +2,8 @@ import type { Request, Response } from 'express';
 import type { Config } from '../config';
 import type { Services } from '../composition';
 import type { Cursors } from './cursors';
+import type { DataSource } from 'typeorm';
+import type { WindowLimiter } from '../rate-limits/window-limiter';
 import type { MemberRole } from '../entities/project-member';
 import type { KeyProject, SessionUser } from './request-context';
 import type { EndpointDoc, Schema, Tag } from '../openapi/types';
@@ -51,6 +53,11 @@ export interface Endpoint<B = unknown, Q = unknown> {
   query?: Dto<Q & object>;
   bodyKind?: BodyKind;
   bodyLimit?: string;
+  /**
+   * A hot endpoint also answered ahead of Express when its request is plain (src/http/lean-endpoint.ts);
+   * it must take a key and a JSON body within the default limit, and its handler must read neither `req` nor `res`.
+   */
+  lean?: boolean;
   /** Runs on the raw body before the DTO, for the SPEC's bare `{ error }` answers to a missing field. */
   precheck?: (body: unknown) => void;
   /** A hot endpoint's fast check: answers the validated body when it certainly passes `body`'s DTO, else undefined (the DTO then decides). */
@@ -74,4 +81,14 @@ export interface RouteTable {
 /** Types an endpoint's handler by its DTOs. */
 export function endpoint<B = undefined, Q = undefined>(definition: Endpoint<B, Q>): Endpoint<B, Q> {
   return definition;
+}
+
+/** What mounting needs: the services handlers call and what authentication reads. */
+export interface MountDeps {
+  config: Config;
+  dataSource: DataSource;
+  services: Services;
+  cursors: Cursors;
+  /** The per-project limit of key-authenticated requests, one for every route of the app. */
+  projectLimiter: WindowLimiter;
 }

@@ -54,6 +54,6 @@ const storableBody: RequestHandler = (req, _res, next) => {
  * and refuses what cannot be stored. Mounted after authentication, so nobody's body is
  * read before their key or session is accepted.
  */
-export function jsonBody(limit: string): RequestHandler[] {
+export function jsonBody(limit: string | number): RequestHandler[] {
   return [express.json({ limit }), storableBody];
 }

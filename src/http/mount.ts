@@ -1,26 +1,15 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { DataSource } from 'typeorm';
-import type { Config } from '../config';
-import type { Services } from '../composition';
-import type { Cursors } from './cursors';
-import type { Credential, Endpoint, EndpointContext, RouteTable } from './endpoint';
+import type { Credential, Endpoint, EndpointContext, MountDeps, RouteTable } from './endpoint';
 import { jsonBody } from './json-body';
+import { addLeanRoutes, leanEndpoint, type LeanRoute } from './lean-endpoint';
 import { apiKeyAuth } from './middleware/api-key-auth';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { sessionAuth } from './middleware/session-auth';
 import { parseBody, parseQuery } from './validate';
 
-/** The largest JSON body an endpoint reads unless it states its own limit. */
-export const BODY_LIMIT = '1mb';
-
-/** What mounting needs: the services handlers call and what authentication reads. */
-export interface MountDeps {
-  config: Config;
-  dataSource: DataSource;
-  services: Services;
-  cursors: Cursors;
-}
+/** The largest JSON body an endpoint reads unless it states its own limit: 1 MiB, in bytes. */
+export const BODY_LIMIT = 1024 * 1024;
 
 /** `/templates/{id}` as Express writes it: `/templates/:id`. */
 export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -32,7 +21,7 @@ export const expressPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1')
  */
 function authentications(deps: MountDeps): Record<Credential, RequestHandler[]> {
   const { dataSource, config } = deps;
-  const perProject = [rateLimit(dataSource, config.rateLimitPerMinute), idempotency(dataSource, config.idempotencyTtlHours)];
+  const perProject = [rateLimit(deps.projectLimiter), idempotency(dataSource, config.idempotencyTtlHours)];
   const session = [sessionAuth(dataSource)];
   return {
     secret: [apiKeyAuth(dataSource, 'secret'), ...perProject],
@@ -80,12 +69,18 @@ function handler(route: Endpoint, deps: MountDeps): RequestHandler {
   };
 }
 
-/** Mounts every endpoint of the route tables, each behind the credential it states. */
+/**
+ * Mounts every endpoint of the route tables, each behind the credential it states; a `lean`
+ * endpoint is also answered ahead of Express (leanEndpoint) when its request is plain.
+ */
 export function mountRoutes(app: Express, tables: RouteTable[], deps: MountDeps): void {
   const authentication = authentications(deps);
+  const lean: LeanRoute[] = [];
   for (const table of tables) {
     for (const route of table.endpoints) {
       app[route.method](expressPath(route.path), ...authentication[route.credential], ...bodyReader(route), handler(route, deps));
+      if (route.lean) lean.push(leanEndpoint(route, deps, BODY_LIMIT));
     }
   }
+  addLeanRoutes(app, lean);
 }

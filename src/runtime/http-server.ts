@@ -1,11 +1,15 @@
 import type { Express } from 'express';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { requestListener } from '../http/lean-endpoint';
 
-/** Listens on a port and returns a close function that drains connections. */
-export async function listen(app: Express, port: number): Promise<{ server: Server; close: () => Promise<void> }> {
+/** Listens on a port (the app's lean routes ahead of it) and returns a close function that drains connections. */
+export async function listen(app: Express, port: number, host?: string): Promise<{ server: Server; close: () => Promise<void> }> {
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(port, () => resolve(listening));
+    const listening = createServer(requestListener(app));
     listening.once('error', reject);
+    const ready = () => resolve(listening);
+    if (host) listening.listen(port, host, ready);
+    else listening.listen(port, ready);
   });
   return {
     server,

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import type { Client as TemporalClient } from '@temporalio/client';
@@ -9,6 +8,7 @@ import type { EventDispatcher } from '../../src/events/dispatcher';
 import { loadConfig, type Config } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
+import { listen } from '../../src/runtime/http-server';
 
 /** A running Herald API on a free port, backed by the test database. */
 export interface TestApi {
@@ -33,10 +33,7 @@ export async function startApi(options: ApiOptions = {}): Promise<TestApi> {
   const dataSource = await openDatabase(config.databaseUrl!, 4);
   const core = composeCore(config, dataSource, options.temporal);
   const { dispatcher } = core;
-  const app = createApp(core);
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
+  const { server } = await listen(createApp(core), 0, '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,4 +1,5 @@
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
+import type { ServerResponse } from 'node:http';
 import { logger, type Logger } from '../../logger';
 
 /** Query parameters whose values never reach the log (one-time codes and secrets in links). */
@@ -21,16 +22,21 @@ export function accessLog(app: Express): RequestHandler {
     },
   });
   return (req, res, next) => {
-    const started = performance.now();
-    res.once('close', () => logAnswer(req, res, started));
+    logWhenClosed(req.id, req.method, req.originalUrl, res);
     next();
   };
 }
 
-function logAnswer(req: Request, res: Response, started: number): void {
+/** Writes the access log line of a request (its id, method and URL as received) once its response closes. */
+export function logWhenClosed(reqId: string, method: string, url: string, res: ServerResponse): void {
+  const started = performance.now();
+  res.once('close', () => logAnswer(reqId, method, url, res, started));
+}
+
+function logAnswer(reqId: string, method: string, url: string, res: ServerResponse, started: number): void {
   const line = {
-    reqId: req.id,
-    req: { method: req.method, url: req.originalUrl.replace(SECRET_PARAMS, '$1[redacted]') },
+    reqId,
+    req: { method, url: url.replace(SECRET_PARAMS, '$1[redacted]') },
     res: { statusCode: res.statusCode },
     responseTime: Math.round(performance.now() - started),
   };

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../../logger';
 import { ApiError, BareError } from '../errors';
 
 /** Answers every route that no router claimed with the SPEC's 404 envelope. */
@@ -31,27 +32,44 @@ function toApiError(err: unknown): ApiError {
   });
 }
 
-/** The one place errors become responses: the SPEC envelope, or the bare `{ error }` body. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
-  if (err instanceof BareError) {
-    res.status(err.statusCode).json({ error: err.message });
-    return;
-  }
+/** What an error answers: its status, the headers it adds and its JSON body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * The one place errors become answers: the SPEC envelope, or the bare `{ error }` body. A 5xx
+ * is logged with the error on `log`. Used by the error middleware and by the lean routes.
+ */
+export function errorAnswer(err: unknown, requestId: string, log: Logger): ErrorAnswer {
+  if (err instanceof BareError) return { status: err.statusCode, headers: {}, body: { error: err.message } };
   const apiError = toApiError(err);
-  if (apiError.statusCode >= 500) req.log?.error({ err }, 'request failed');
-  for (const [name, value] of Object.entries(apiError.options.headers ?? {})) res.setHeader(name, value);
+  if (apiError.statusCode >= 500) log.error({ err }, 'request failed');
   const { errors, details, suggestion } = apiError.options;
-  res.status(apiError.statusCode).json({
-    success: false,
-    error: {
-      code: apiError.code,
-      message: apiError.message,
-      statusCode: apiError.statusCode,
-      requestId: req.id,
-      ...(errors ? { errors } : {}),
-      ...(details ? { details } : {}),
-      ...(suggestion ? { suggestion } : {}),
+  return {
+    status: apiError.statusCode,
+    headers: apiError.options.headers ?? {},
+    body: {
+      success: false,
+      error: {
+        code: apiError.code,
+        message: apiError.message,
+        statusCode: apiError.statusCode,
+        requestId,
+        ...(errors ? { errors } : {}),
+        ...(details ? { details } : {}),
+        ...(suggestion ? { suggestion } : {}),
+      },
+      timestamp: new Date().toISOString(),
     },
-    timestamp: new Date().toISOString(),
-  });
+  };
+}
+
+/** The error middleware: writes errorAnswer. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  const { status, headers, body } = errorAnswer(err, req.id, req.log);
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.status(status).json(body);
 };
