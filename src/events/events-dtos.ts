@@ -36,6 +36,20 @@ export class TrackRequest {
   subscribed?: boolean;
 }
 
+/** How many emails the quick check remembers as valid. */
+const VALID_EMAILS_KEPT = 10_000;
+/** Emails the quick check found valid lately: contacts are tracked again and again, and the email check is the costliest part of it. */
+const validEmails = new Set<string>();
+
+/** Whether an email passes TrackRequest's email check; an email that did lately is not checked again. */
+function validEmail(email: string): boolean {
+  if (validEmails.has(email)) return true;
+  if (!isEmail(email, {})) return false;
+  if (validEmails.size >= VALID_EMAILS_KEPT) validEmails.clear();
+  validEmails.add(email);
+  return true;
+}
+
 /** The properties TrackRequest declares: the only ones a validated body keeps. */
 const TRACK_FIELDS = ['email', 'event', 'data', 'subscribed'] as const;
 
@@ -50,7 +64,7 @@ export function quickTrackRequest(body: unknown): TrackRequest | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   for (const key of Object.keys(body)) if (!(TRACK_FIELDS as readonly string[]).includes(key)) return undefined;
   const { email, event, data, subscribed } = body as Record<string, unknown>;
-  if (typeof email !== 'string' || email.length > MAX_EMAIL_LENGTH || !isEmail(email, {})) return undefined;
+  if (typeof email !== 'string' || email.length > MAX_EMAIL_LENGTH || !validEmail(email)) return undefined;
   if (typeof event !== 'string' || event.length === 0 || event.length > MAX_EVENT_LENGTH) return undefined;
   if (data != null && (typeof data !== 'object' || Array.isArray(data))) return undefined;
   if (subscribed != null && typeof subscribed !== 'boolean') return undefined;
