@@ -20,7 +20,7 @@ import { validationError } from './errors';
 export type LeanRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** A JSON body's media type as the lean path reads it: UTF-8 JSON, nothing else. */
-const JSON_TYPE = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
+const JSON_TYPE = /^application\/json[ \t]*(;[ \t]*charset="?utf-8"?[ \t]*)?$/i;
 /** What JSON.parse is given: an object or an array, as Express's strict JSON parser accepts. */
 const OBJECT_OR_ARRAY = /^[\x20\x09\x0a\x0d]*[{[]/;
 
@@ -39,17 +39,19 @@ function takes(route: Endpoint, bodyLimit: number, req: IncomingMessage): boolea
   return Number.isInteger(length) && length > 0 && length <= bodyLimit;
 }
 
-/** An error the error answer maps to 400 "Malformed JSON", as it maps Express's parser's. */
+/** Errors the error answer maps as it maps those of Express's parsers: 400 "Malformed JSON", and a 400 for a body the client stopped sending. */
 const malformed = () => Object.assign(new SyntaxError('malformed JSON body'), { type: 'entity.parse.failed', status: 400 });
+const aborted = () => Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 });
 
-/** Reads the body and parses it as Express's JSON parser does (a leading byte-order mark dropped, objects and arrays only). */
+/** Reads the body and parses it as Express's JSON parser does (a leading byte-order mark dropped, nothing else read as `{}`, objects and arrays only). */
 function readJson(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('error', reject);
+    req.on('error', () => reject(aborted()));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '');
+      if (text === '') return resolve({});
       if (!OBJECT_OR_ARRAY.test(text)) return reject(malformed());
       try {
         resolve(JSON.parse(text));

@@ -118,6 +118,8 @@ describe('the lean route of POST /v1/track', () => {
     ['a plain event with the public key', { body: JSON.stringify(track) }, 200],
     ['a plain event with the secret key', { body: JSON.stringify(track), key: 'secret' }, 200],
     ['a body behind a byte-order mark and whitespace', { body: '\uFEFF \n' + JSON.stringify(track) }, 200],
+    ['a body of a byte-order mark alone', { body: '\uFEFF' }, 422],
+    ['a body of whitespace alone', { body: ' \n' }, 400],
     ['a stated UTF-8 charset and a sane request id', { body: JSON.stringify(track), headers: { 'content-type': 'application/json; charset=UTF-8', 'x-request-id': 'req-42' } }, 200],
     ['no key', { body: JSON.stringify(track), key: 'none' }, 401],
     ['an unknown key', { body: JSON.stringify(track), key: 'wrong' }, 401],
@@ -171,6 +173,7 @@ describe('the lean route of POST /v1/track', () => {
     ['an Idempotency-Key', { 'idempotency-key': 'once-1' }],
     ['another charset', { 'content-type': 'application/json; charset=utf-16' }],
     ['another media type', { 'content-type': 'text/plain' }],
+    ['a media type with a trailing no-break space', { 'content-type': 'application/json\u00a0' }],
   ])('leaves a request with %s to Express', async (_name, headers) => {
     const keys = await project();
     const seen = await send(leanUrl, keys, { body: JSON.stringify(track), headers });
