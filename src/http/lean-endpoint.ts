@@ -62,8 +62,11 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
+/** Answers JSON; to a client already gone, only records the status (for the access log), as Express does. */
 function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent || res.destroyed) return;
+  if (res.headersSent) return;
+  res.statusCode = status;
+  if (res.destroyed) return;
   const json = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
