@@ -62,12 +62,16 @@ function readJson(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-/** Answers JSON; to a client already gone, only records the status (for the access log), as Express does. */
+/** Answers JSON, or nothing for an undefined body, as the Express route does; to a client already gone, only records the status (for the access log). */
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   res.statusCode = status;
   if (res.destroyed) return;
-  const json = body === undefined ? '' : JSON.stringify(body);
+  if (body === undefined) {
+    res.end();
+    return;
+  }
+  const json = JSON.stringify(body);
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(json) });
   res.end(json);
 }
@@ -79,9 +83,9 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  * Express's per-request work. Its handler is given Node's request and response, so a `lean`
  * endpoint's handler reads neither.
  */
-export function leanEndpoint(route: Endpoint, deps: MountDeps, bodyLimit: number): LeanRoute {
+export function leanEndpoint(route: Endpoint<any, any>, deps: MountDeps, bodyLimit: number): LeanRoute {
   if (route.bodyLimit !== undefined || (route.credential !== 'key' && route.credential !== 'secret') || route.bodyKind || route.before || route.precheck || route.query || !route.body) {
-    throw new Error(`${route.method.toUpperCase()} ${route.path} cannot be lean: it must take a key and a JSON body, with no query and no before or precheck step`);
+    throw new Error(`${route.method.toUpperCase()} ${route.path} cannot be lean: it must take a key and a JSON body within the default limit, with no query and no before or precheck step`);
   }
   const { dataSource, projectLimiter, services, cursors, config } = deps;
   const status = route.doc.response.status ?? 200;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import { createApp } from '../../src/app';
 import { composeCore } from '../../src/composition';
@@ -7,6 +7,11 @@ import { loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { logger } from '../../src/logger';
 import { listen } from '../../src/runtime/http-server';
+import { endpoint } from '../../src/http/endpoint';
+import { leanEndpoint } from '../../src/http/lean-endpoint';
+import { BODY_LIMIT } from '../../src/http/mount';
+import { TrackRequest } from '../../src/events/events-dtos';
+import { WindowLimiter } from '../../src/rate-limits/window-limiter';
 import { signupWithProject } from '../support/api';
 
 /** One raw request to POST /v1/track. */
@@ -195,6 +200,39 @@ describe('the lean route of POST /v1/track', () => {
       expect(answer.headers.has('etag')).toBe(true);
     }
     expect(await events(keys.id)).toBe(3);
+  });
+
+  it('answers a handler that returns nothing with its status and no body, as the Express route does', async () => {
+    const keys = await project();
+    const config = loadConfig(process.env);
+    const route = endpoint<TrackRequest>({
+      method: 'post',
+      path: '/quiet',
+      credential: 'key',
+      body: TrackRequest,
+      lean: true,
+      doc: { operationId: 'quiet', summary: 'quiet', response: { status: 204 } } as never,
+      handle: () => undefined,
+    });
+    const deps = { config, dataSource, services: {} as never, cursors: {} as never, projectLimiter: new WindowLimiter(dataSource, 100) };
+    const quiet = leanEndpoint(route, deps, BODY_LIMIT);
+    const server = createServer((req, res) => {
+      if (!quiet(req, res)) res.writeHead(418).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/quiet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.secretKey}` },
+        body: JSON.stringify(track),
+      });
+      expect(answer.status).toBe(204);
+      expect(answer.headers.get('content-type')).toBeNull();
+      expect(await answer.text()).toBe('');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('answers a body over the limit from Express, 413, storing nothing', async () => {
