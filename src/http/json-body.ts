@@ -43,9 +43,13 @@ export function unstorable(document: unknown): FieldError | undefined {
 }
 
 /** Refuses a parsed body holding something Postgres cannot store: 422 `VALIDATION_ERROR` naming the field. */
-const storableBody: RequestHandler = (req, _res, next) => {
-  const problem = unstorable(req.body);
+export function assertStorable(body: unknown): void {
+  const problem = unstorable(body);
   if (problem) throw validationError([problem]);
+}
+
+const storableBody: RequestHandler = (req, _res, next) => {
+  assertStorable(req.body);
   next();
 };
 

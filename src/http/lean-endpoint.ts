@@ -3,14 +3,13 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { logger } from '../logger';
 import { projectBucket } from '../rate-limits/window-limiter';
 import type { Endpoint, EndpointContext, MountDeps } from './endpoint';
-import { unstorable } from './json-body';
+import { assertStorable } from './json-body';
 import { authenticateKey } from './middleware/api-key-auth';
 import { logWhenClosed } from './middleware/access-log';
 import { errorAnswer } from './middleware/error-handler';
 import { countRequest } from './middleware/rate-limit';
 import { requestIdFrom } from './middleware/request-id';
-import { parseBody } from './validate';
-import { validationError } from './errors';
+import { endpointBody } from './validate';
 
 /**
  * A hot endpoint answered on Node's own request and response, ahead of Express: it takes a
@@ -30,8 +29,8 @@ const OBJECT_OR_ARRAY = /^[\x20\x09\x0a\x0d]*[{[]/;
  * `Idempotency-Key` (replays are Express's). Everything else, malformed or merely unusual, is
  * Express's to answer, so the lean path never has to match its parsers' corner cases.
  */
-function takes(route: Endpoint, bodyLimit: number, req: IncomingMessage): boolean {
-  if (req.method !== route.method.toUpperCase() || req.url !== route.path) return false;
+function takes(method: string, path: string, bodyLimit: number, req: IncomingMessage): boolean {
+  if (req.method !== method || req.url !== path) return false;
   const { headers } = req;
   if (headers['idempotency-key'] !== undefined || headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined) return false;
   if (!JSON_TYPE.test(headers['content-type'] ?? '')) return false;
@@ -85,10 +84,11 @@ function send(res: ServerResponse, status: number, body: unknown): void {
  */
 export function leanEndpoint(route: Endpoint<any, any>, deps: MountDeps, bodyLimit: number): LeanRoute {
   if (route.bodyLimit !== undefined || (route.credential !== 'key' && route.credential !== 'secret') || route.bodyKind || route.before || route.precheck || route.query || !route.body) {
-    throw new Error(`${route.method.toUpperCase()} ${route.path} cannot be lean: it must take a key and a JSON body within the default limit, with no query and no before or precheck step`);
+    throw new Error(`${route.method} ${route.path} cannot be lean: it must take a key and a JSON body within the default limit, with no query and no before or precheck step`);
   }
   const { dataSource, projectLimiter, services, cursors, config } = deps;
   const status = route.doc.response.status ?? 200;
+  const method = route.method.toUpperCase();
   const Body = route.body;
 
   const answer = async (req: IncomingMessage, res: ServerResponse, requestId: string) => {
@@ -96,12 +96,11 @@ export function leanEndpoint(route: Endpoint<any, any>, deps: MountDeps, bodyLim
       const project = await authenticateKey(dataSource, req.headers.authorization, route.credential === 'key' ? 'any' : 'secret');
       await countRequest(projectLimiter, projectBucket(project.id), res);
       const raw = await readJson(req);
-      const problem = unstorable(raw);
-      if (problem) throw validationError([problem]);
+      assertStorable(raw);
       const context: EndpointContext<unknown, unknown> = {
         req: req as Request,
         res: res as Response,
-        body: route.quickBody?.(raw) ?? parseBody(Body, raw),
+        body: endpointBody({ body: Body, quickBody: route.quickBody }, raw),
         query: undefined,
         params: {},
         project,
@@ -120,7 +119,7 @@ export function leanEndpoint(route: Endpoint<any, any>, deps: MountDeps, bodyLim
   };
 
   return (req, res) => {
-    if (!takes(route, bodyLimit, req)) return false;
+    if (!takes(method, route.path, bodyLimit, req)) return false;
     const requestId = requestIdFrom(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     logWhenClosed(requestId, req.method!, req.url!, res);

@@ -6,7 +6,7 @@ import { apiKeyAuth } from './middleware/api-key-auth';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rate-limit';
 import { sessionAuth } from './middleware/session-auth';
-import { parseBody, parseQuery } from './validate';
+import { endpointBody, parseQuery } from './validate';
 
 /** The largest JSON body an endpoint reads unless it states its own limit: 1 MiB, in bytes. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -60,7 +60,7 @@ function handler(route: Endpoint, deps: MountDeps): RequestHandler {
     };
     await route.before?.(context);
     route.precheck?.(req.body);
-    if (route.body) context.body = route.quickBody?.(req.body) ?? parseBody(route.body, req.body);
+    if (route.body) context.body = endpointBody({ body: route.body, quickBody: route.quickBody }, req.body);
     if (route.query) context.query = parseQuery(route.query, req.query);
     const result = await route.handle(context);
     if (res.headersSent) return;
