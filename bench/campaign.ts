@@ -23,14 +23,12 @@ import { watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
 import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { startBenchStack } from './stack';
-import { runBench, waitFor, withScratch } from './support';
+import { runBench, waitFor, withScratch, WORKER_NODE_ARGS } from './support';
 import { WORKER_PROCESS_ARGS } from '../src/orchestration/workflow-thread-guard';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
 const KILL_WORKER = process.argv.includes('--kill-worker');
-/** Node options of the worker processes (BENCH_WORKER_NODE_ARGS, space-separated), e.g. `--max-old-space-size=256` as a deployment might set them. */
-const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const AIM_EMAILS_PER_SECOND = 2_000;
 const AIM_WORKER_PEAK_BYTES = 350 * 1024 * 1024;
 /** Memory counts as flat when the peak of the send's second half is within this of the first half's. */

@@ -37,6 +37,13 @@ async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unk
   return database.url;
 }
 
+/**
+ * Node options the benches put before a worker process's own (BENCH_WORKER_NODE_ARGS,
+ * space-separated), as a deployment might set them: `--max-old-space-size=256`, or
+ * `--heap-growing-percent=0` for V8's own heap growth instead of the worker's limit.
+ */
+export const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded`. */
 export function databaseKind(): string {
   const external = process.env.BENCH_DATABASE_URL;
