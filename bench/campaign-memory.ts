@@ -35,9 +35,32 @@ function parents(): Map<number, number[]> {
   return children;
 }
 
-/** RSS and PSS, in bytes, of the given processes and all their descendants, each counted once. */
-export function treeMemory(roots: (number | undefined)[]): { rss: number; pss: number } {
-  const total = { rss: 0, pss: 0 };
+/** Resident memory in bytes: RSS counts a shared page in every process that maps it, PSS shares it out. */
+export interface Memory {
+  rss: number;
+  pss: number;
+}
+
+/** A tree's memory, in total and by part: `bench` (the first root), `worker` (other Node processes), and the other processes by name (`temporal`, `postgres`). */
+export interface TreeMemory extends Memory {
+  parts: Record<string, Memory>;
+}
+
+/** What part of the tree a process is. */
+function partOf(pid: number, benchPid: number | undefined): string {
+  if (pid === benchPid) return 'bench';
+  let name = 'other';
+  try {
+    name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    // Gone meanwhile.
+  }
+  return name === 'node' ? 'worker' : name;
+}
+
+/** RSS and PSS, in bytes, of the given processes and all their descendants, each counted once, with their parts. */
+export function treeMemory(roots: (number | undefined)[]): TreeMemory {
+  const total: TreeMemory = { rss: 0, pss: 0, parts: {} };
   if (!existsSync('/proc')) return total;
   const children = parents();
   const seen = new Set<number>();
@@ -46,25 +69,31 @@ export function treeMemory(roots: (number | undefined)[]): { rss: number; pss: n
     if (seen.has(pid)) continue;
     seen.add(pid);
     const memory = memoryOf(pid);
-    if (memory) [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
+    if (memory) {
+      [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
+      const part = (total.parts[partOf(pid, roots[0])] ??= { rss: 0, pss: 0 });
+      [part.rss, part.pss] = [part.rss + memory.rss, part.pss + memory.pss];
+    }
     queue.push(...(children.get(pid) ?? []));
   }
   return total;
 }
 
-/** The highest tree RSS and PSS read every `everyMs` until stopped. */
-export function watchTreeMemory(roots: () => (number | undefined)[], everyMs = 500): { stop: () => { rss: number; pss: number } } {
-  const peak = { rss: 0, pss: 0 };
+/** The tree's memory at its highest RSS (and the highest PSS) read every `everyMs` until stopped. */
+export function watchTreeMemory(roots: () => (number | undefined)[], everyMs = 500): { stop: () => TreeMemory } {
+  let peak: TreeMemory = { rss: 0, pss: 0, parts: {} };
+  let peakPss = 0;
   const read = () => {
     const now = treeMemory(roots());
-    [peak.rss, peak.pss] = [Math.max(peak.rss, now.rss), Math.max(peak.pss, now.pss)];
+    if (now.rss > peak.rss) peak = now;
+    peakPss = Math.max(peakPss, now.pss);
   };
   const timer = setInterval(read, everyMs);
   return {
     stop: () => {
       clearInterval(timer);
       read();
-      return peak;
+      return { ...peak, pss: peakPss };
     },
   };
 }

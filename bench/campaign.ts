@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
-import { watchTreeMemory } from './campaign-memory';
+import { type TreeMemory, watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
 import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { startBenchStack } from './stack';
@@ -235,7 +235,7 @@ interface Figures {
   /** The worker's CPU over the send (without a kill). */
   workerCpuMs: number | undefined;
   /** The peak RSS and PSS of the whole process tree over the send. */
-  tree: { rss: number; pss: number };
+  tree: TreeMemory;
   /** CPU seconds over the send of Postgres, of this process (the API and the SES double), and of its tree (with the worker and Temporal). */
   cpuSeconds: { postgres: number; bench: number; tree: number };
   kill: Kill | undefined;
@@ -265,6 +265,8 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
     );
   }
   console.log(`Process tree (bench with API and SES double, worker, Temporal, Postgres): peak RSS ${mb(tree.rss)}, peak PSS ${mb(tree.pss)} [aim RSS < 1.2 GB]`);
+  const parts = Object.entries(tree.parts).map(([name, part]) => `${name} ${mb(part.rss)} RSS / ${mb(part.pss)} PSS`);
+  console.log(`  at the RSS peak: ${parts.join(', ')} (Postgres's RSS counts its shared buffers once in every backend)`);
   console.log(`Campaign: ${campaign.status}, totalRecipients ${count(campaign.totalRecipients)}, sentCount ${count(campaign.sentCount)}`);
   if (kill) {
     console.log(
