@@ -236,7 +236,7 @@ interface Figures {
   workerCpuMs: number | undefined;
   /** The peak RSS and PSS of the whole process tree over the send. */
   tree: TreeMemory;
-  /** CPU seconds over the send of Postgres, of this process (the API and the SES double), and of its tree (with the worker and Temporal). */
+  /** CPU seconds over the send of Postgres, of this process (the API and the SES double), and of its tree (with the worker, Temporal and an embedded Postgres). */
   cpuSeconds: { postgres: number; bench: number; tree: number };
   kill: Kill | undefined;
 }
@@ -258,7 +258,8 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
       (KILL_WORKER ? '' : ` [aim < ${mb(AIM_WORKER_PEAK_BYTES)}: ${verdict(memory.peak < AIM_WORKER_PEAK_BYTES)}; flat: ${verdict(memory.flat)}]`),
   );
   if (workerCpuMs !== undefined) {
-    const temporal = cpuSeconds.tree - cpuSeconds.bench - workerCpuMs / 1000;
+    // The tree under this process holds the worker, the dev server and the embedded Postgres.
+    const temporal = cpuSeconds.tree - cpuSeconds.bench - workerCpuMs / 1000 - cpuSeconds.postgres;
     console.log(
       `CPU over the send: worker ${(workerCpuMs / 1000).toFixed(1)} s (${(workerCpuMs / Math.max(1, delivered)).toFixed(2)} ms per email), ` +
         `Postgres ${cpuSeconds.postgres.toFixed(1)} s, Temporal ${temporal.toFixed(1)} s, this process (the API and the SES double) ${cpuSeconds.bench.toFixed(1)} s`,
