@@ -7,34 +7,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Bytes of one process's memory as /proc/<pid>/smaps_rollup reports them; undefined when it is gone. */
-function memoryOf(pid: number): { rss: number; pss: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-    return { rss: kb('Rss'), pss: kb('Pss') };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The parent of each live process. */
-function parents(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return children;
-}
-
 /** Resident memory in bytes: RSS counts a shared page in every process that maps it, PSS shares it out. */
 export interface Memory {
   rss: number;
@@ -46,15 +18,41 @@ export interface TreeMemory extends Memory {
   parts: Record<string, Memory>;
 }
 
-/** What part of the tree a process is. */
-function partOf(pid: number, benchPid: number | undefined): string {
-  if (pid === benchPid) return 'bench';
-  let name = 'other';
+/** Bytes of one process's memory as /proc/<pid>/smaps_rollup reports them; undefined when it is gone. */
+function memoryOf(pid: number): Memory | undefined {
   try {
-    name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+    return { rss: kb('Rss'), pss: kb('Pss') };
   } catch {
-    // Gone meanwhile.
+    return undefined;
   }
+}
+
+/** The children and the command name of each live process, from its /proc/<pid>/stat. */
+function processTable(): { children: Map<number, number[]>; names: Map<number, string> } {
+  const children = new Map<number, number[]>();
+  const names = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // The command name (field 2) is in parentheses and may hold spaces: fields are counted after it.
+      const nameEnd = text.lastIndexOf(')');
+      const ppid = Number(text.slice(nameEnd + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+      names.set(pid, text.slice(text.indexOf('(') + 1, nameEnd));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return { children, names };
+}
+
+/** What part of the tree a process is, by its command name. */
+function partOf(pid: number, benchPid: number | undefined, name = 'other'): string {
+  if (pid === benchPid) return 'bench';
   return name === 'node' ? 'worker' : name;
 }
 
@@ -62,7 +60,7 @@ function partOf(pid: number, benchPid: number | undefined): string {
 export function treeMemory(roots: (number | undefined)[]): TreeMemory {
   const total: TreeMemory = { rss: 0, pss: 0, parts: {} };
   if (!existsSync('/proc')) return total;
-  const children = parents();
+  const { children, names } = processTable();
   const seen = new Set<number>();
   for (const queue = roots.filter((pid): pid is number => pid !== undefined); queue.length > 0; ) {
     const pid = queue.pop()!;
@@ -71,7 +69,7 @@ export function treeMemory(roots: (number | undefined)[]): TreeMemory {
     const memory = memoryOf(pid);
     if (memory) {
       [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
-      const part = (total.parts[partOf(pid, roots[0])] ??= { rss: 0, pss: 0 });
+      const part = (total.parts[partOf(pid, roots[0], names.get(pid))] ??= { rss: 0, pss: 0 });
       [part.rss, part.pss] = [part.rss + memory.rss, part.pss + memory.pss];
     }
     queue.push(...(children.get(pid) ?? []));

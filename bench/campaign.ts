@@ -234,7 +234,7 @@ interface Figures {
   memory: ReturnType<typeof memoryFigures>;
   /** The worker's CPU over the send (without a kill). */
   workerCpuMs: number | undefined;
-  /** The peak RSS and PSS of the whole process tree over the send. */
+  /** The whole process tree's memory at its RSS peak over the send, with its parts, and its peak PSS. */
   tree: TreeMemory;
   /** CPU seconds over the send of Postgres, of this process (the API and the SES double), and of its tree (with the worker, Temporal and an embedded Postgres). */
   cpuSeconds: { postgres: number; bench: number; tree: number };
