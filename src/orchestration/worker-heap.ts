@@ -6,7 +6,8 @@ import { setFlagsFromString } from 'node:v8';
  * fast) let a campaign batch's short-lived garbage (rendered emails, SES requests and answers,
  * pages of queued emails) pile up to about 250 MB above the worker's idle size before a full
  * collection; at 40% the worker's peak stays within about 60 MB of idle for the same
- * campaign, at about the same CPU (see the README's figures).
+ * campaign, for about a tenth more worker CPU per email in more full collections (see the
+ * README's figures).
  */
 export const WORKER_HEAP_GROWING_PERCENT = 40;
 
