@@ -22,15 +22,14 @@ export interface CreateWorkerOptions {
   maxConcurrentLocalActivityExecutions?: number;
 }
 
-/** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now) and the given activities; call run() to poll. */
+/** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now in a process of its own) and the given activities; call run() to poll. */
 export async function createWorker(options: CreateWorkerOptions): Promise<Worker> {
   const code = options.workflowBundleCode
     ? { workflowBundle: { code: options.workflowBundleCode } }
     : options.workflowBundlePath
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
-      : workflowCode(options.workflowBundle ?? 'auto');
-  if ('workflowsPath' in code) logger.info('Worker bundles the workflows at start');
-  else if ('codePath' in code.workflowBundle) logger.info(`Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}`);
+      : await workflowCode(options.workflowBundle ?? 'auto');
+  if ('codePath' in code.workflowBundle) logger.info(`Worker runs the prebuilt workflow bundle ${code.workflowBundle.codePath}`);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

@@ -1,5 +1,4 @@
-import { bundleWorkflowCode, type Worker } from '@temporalio/worker';
-import { logger } from '../logger';
+import type { Worker } from '@temporalio/worker';
 import { webhookTaskQueue } from './task-queues';
 import { createWorker, type CreateWorkerOptions } from './worker';
 import { workflowCode } from './workflow-bundle';
@@ -16,19 +15,15 @@ export interface HeraldWorkersOptions extends CreateWorkerOptions {
 }
 
 /**
- * Creates the main worker and the webhook worker on one workflow bundle (bundled once when no
- * prebuilt one is used); the webhook worker runs at most `webhookConcurrency` attempts at once.
+ * Creates the main worker and the webhook worker on one workflow bundle (bundled once, in a
+ * process of its own, when no prebuilt one is used); the webhook worker runs at most `webhookConcurrency` attempts at once.
  */
 export async function createWorkers(options: HeraldWorkersOptions): Promise<HeraldWorkers> {
   const { webhookConcurrency, ...common } = options;
   let shared: CreateWorkerOptions = common;
-  if (!common.workflowBundlePath) {
-    const code = workflowCode(common.workflowBundle ?? 'auto');
-    if ('workflowBundle' in code) shared = { ...common, workflowBundlePath: code.workflowBundle.codePath };
-    else {
-      logger.info('Workers bundle the workflows at start');
-      shared = { ...common, workflowBundleCode: (await bundleWorkflowCode({ workflowsPath: code.workflowsPath })).code };
-    }
+  if (!common.workflowBundlePath && !common.workflowBundleCode) {
+    const { workflowBundle } = await workflowCode(common.workflowBundle ?? 'auto');
+    shared = 'code' in workflowBundle ? { ...common, workflowBundleCode: workflowBundle.code } : { ...common, workflowBundlePath: workflowBundle.codePath };
   }
   const main = await createWorker(shared);
   const webhooks = await createWorker({
