@@ -65,7 +65,8 @@ export function bundleInChildProcess(workflowsPath = WORKFLOWS_PATH): Promise<st
       else outcome = { failed: message.message };
     });
     child.once('error', reject);
-    child.once('exit', (exitCode, signal) => {
+    // 'close' comes once the process ended and its IPC channel closed, so after its last message ('exit' may come first).
+    child.once('close', (exitCode, signal) => {
       if (outcome && 'code' in outcome) resolve(outcome.code);
       else reject(new Error(`Could not bundle the workflows: ${outcome ? outcome.failed : `the bundling process ended (${signal ?? `exit code ${exitCode}`}) without a bundle`}`));
     });
