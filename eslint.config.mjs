@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = ['fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'dns', 'child_process', 'stream', 'timers', 'url', 'worker_threads', 'dgram', 'zlib'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**', '.data/**'] },
+  { ignores: ['node_modules/**', 'coverage/**', '.data/**', 'dist/**'] },
   {
     files: ['**/*.ts'],
     languageOptions: {
