@@ -57,6 +57,8 @@ export function bundleInChildProcess(workflowsPath = WORKFLOWS_PATH): Promise<st
     const child = fork(path.join(__dirname, 'workflow-bundle-process.ts'), [workflowsPath], {
       execArgv: ['--require', require.resolve('tsx/cjs')],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      // A process group of its own: a terminal's Ctrl-C stops the worker, which then ends this process.
+      detached: true,
     });
     let outcome: { code: string } | { failed: string } | undefined;
     child.on('message', (message: BundleProcessMessage) => {

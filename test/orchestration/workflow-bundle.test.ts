@@ -1,16 +1,23 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import path from 'node:path';
 import { bundleInChildProcess } from '../../src/orchestration/workflow-bundle';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** Runs `main` in a Node process started as `npm start` is; resolves with its last output line, parsed. */
-function runProcess(main: string): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, ['--require', 'tsx/cjs', '-e', main], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' } }, (err, stdout) =>
-      err ? reject(err) : resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>),
-    ),
-  );
+/** Runs `main` in a Node process started as `npm start` is (`detached`: in a process group of its own); resolves with its last output line, parsed. */
+async function runProcess(main: string, options: { detached?: boolean } = {}): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', main], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    ...options,
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const [code, signal] = await once(child, 'close');
+  if (code !== 0) throw new Error(`The process ended with ${signal ?? `exit code ${code}`}: ${stdout}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, unknown>;
 }
 
 describe('bundling the workflows at start', () => {
@@ -26,6 +33,24 @@ describe('bundling the workflows at start', () => {
     `);
     expect(outcome.webpackModules).toBe(0);
     expect(outcome.workflows).toEqual(['runWorkflowExecutionV2', 'housekeeping']);
+  }, 120_000);
+
+  it("bundles on when a Ctrl-C reaches the worker's process group", async () => {
+    const outcome = await runProcess(
+      `
+      const { bundleInChildProcess } = require('./src/orchestration/workflow-bundle');
+      const bundled = bundleInChildProcess();
+      // What a terminal's Ctrl-C does: SIGINT to every process of this process's group (its own, and it stays).
+      process.on('SIGINT', () => undefined);
+      setTimeout(() => process.kill(0, 'SIGINT'), 300);
+      bundled.then(
+        (code) => console.log(JSON.stringify({ bundled: code.includes('runWorkflowExecutionV2') })),
+        (err) => console.log(JSON.stringify({ failed: err.message })),
+      );
+    `,
+      { detached: true },
+    );
+    expect(outcome).toEqual({ bundled: true });
   }, 120_000);
 
   it('answers why when the workflows cannot be bundled', async () => {
