@@ -15,7 +15,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
@@ -105,11 +107,9 @@ class WorkerProcess {
   }
 }
 
-/** Bundles the workflows into `bundlePath` in a process of its own (bench/workflow-bundle.ts), as the Docker image's build does. */
+/** Bundles the workflows into `bundlePath` in a process of its own, as the Docker image's build does. */
 async function buildWorkflowBundle(bundlePath: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'workflow-bundle.ts'), bundlePath], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const [code] = await once(child, 'exit');
-  if (code !== 0) throw new Error(`Bundling the workflows failed (exit code ${code})`);
+  writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
 /**

@@ -17,7 +17,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import type { DataSource } from 'typeorm';
 import { connectTemporal } from '../src/orchestration/client';
 import { ensureWebhookDispatch } from '../src/orchestration/webhook-dispatch';
@@ -88,11 +90,9 @@ async function startWorker(env: Record<string, string | undefined>, bundlePath: 
   return child;
 }
 
-/** Bundles the workflows into `bundlePath` in a process of its own (bench/workflow-bundle.ts). */
+/** Bundles the workflows into `bundlePath` in a process of its own, as the Docker image's build does. */
 async function buildWorkflowBundle(bundlePath: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'workflow-bundle.ts'), bundlePath], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const [code] = await once(child, 'exit');
-  if (code !== 0) throw new Error(`Bundling the workflows failed (exit code ${code})`);
+  writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
 /** Distinct emails of a project at SES so far, taken from the local server's list (which is emptied as it is read). */
