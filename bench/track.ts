@@ -30,6 +30,7 @@ import { openDatabase } from '../src/db/data-source';
 import { logger } from '../src/logger';
 import { listen } from '../src/runtime/http-server';
 import { Client, signupWithProject } from '../test/support/api';
+import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { runBench, withScratch } from './support';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -199,11 +200,15 @@ interface Figures {
   p99: number;
   /** CPU time of the server process per successful request, in milliseconds. */
   cpuPerRequest: number;
+  /** CPU time of the embedded Postgres's processes per successful request, in milliseconds; undefined on an external server. */
+  postgresCpuPerRequest: number | undefined;
+  /** CPU time of this process, the load generator, per successful request, in milliseconds. */
+  loadCpuPerRequest: number;
   failures: string[];
 }
 
 /** Drives POST /v1/track with CONNECTIONS keep-alive connections for `seconds`. */
-async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest'>> {
+async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest' | 'postgresCpuPerRequest' | 'loadCpuPerRequest'>> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -230,13 +235,26 @@ async function drive(url: string, key: string, seconds: number): Promise<Omit<Fi
   };
 }
 
-/** Warms a server up, then measures it. */
-async function measure(name: string, server: Server, key: string): Promise<Figures> {
+/** CPU milliseconds this process has used so far. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** Warms a server up, then measures it; postgresPid answers the embedded Postgres's pid (undefined on an external one). */
+async function measure(name: string, server: Server, key: string, postgresPid: () => number | undefined): Promise<Figures> {
   console.log(`${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s with ${CONNECTIONS} connections`);
   await drive(server.url, key, WARMUP_SECONDS);
-  const cpuBefore = await server.cpuMs();
+  const pid = postgresPid();
+  const [cpuBefore, postgresBefore, loadBefore] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs()];
   const figures = await drive(server.url, key, SECONDS);
-  return { ...figures, cpuPerRequest: ((await server.cpuMs()) - cpuBefore) / figures.ok };
+  const [cpuAfter, postgresAfter, loadAfter] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs()];
+  return {
+    ...figures,
+    cpuPerRequest: (cpuAfter - cpuBefore) / figures.ok,
+    postgresCpuPerRequest: pid === undefined ? undefined : (postgresAfter - postgresBefore) / figures.ok,
+    loadCpuPerRequest: (loadAfter - loadBefore) / figures.ok,
+  };
 }
 
 /** Prints both runs side by side; false when either saw a non-2xx answer or a connection error. */
@@ -250,33 +268,38 @@ function report(herald: Figures, baseline: Figures): boolean {
       f.p50.toFixed(1),
       f.p99.toFixed(1),
       f.ok > 0 ? f.cpuPerRequest.toFixed(3) : '-',
+      f.ok > 0 && f.postgresCpuPerRequest !== undefined ? f.postgresCpuPerRequest.toFixed(3) : '-',
+      f.ok > 0 ? f.loadCpuPerRequest.toFixed(3) : '-',
       String(f.ok),
       f.failures.length ? f.failures.join(', ') : 'none',
     ]);
   console.log('');
-  console.log(columns(['', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', '2xx', 'non-2xx / errors']));
+  console.log(columns(['', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'Postgres', 'load', '2xx', 'non-2xx / errors']));
   console.log(row('Herald POST /v1/track', herald));
   console.log(row('baseline one INSERT', baseline));
   console.log('');
   console.log(`Herald / baseline throughput: ${ratio.toFixed(2)} (aim: at least ${AIM}) -> ${ratio >= AIM ? 'MET' : 'NOT MET'}`);
-  console.log(`CPU ms/req is the server process alone; ${cpus().length} CPUs are shared by Postgres, the server and the load generator.`);
+  console.log(
+    `CPU ms/req: the server process, the embedded Postgres's processes (- on an external server) and the load generator, each per request; ${cpus().length} CPUs are shared by all three.`,
+  );
   return herald.failures.length === 0 && baseline.failures.length === 0;
 }
 
 function main(): Promise<boolean> {
   return withScratch('track', async ({ root, databaseUrl, onCleanup }) => {
     const request = { databaseUrl, dataDir: path.join(root, 'data') };
+    const postgresPid = () => (process.env.BENCH_DATABASE_URL ? undefined : pidFromFile(path.join(root, 'postgres', 'postmaster.pid')));
 
     const herald = await startServer({ role: 'herald', ...request });
     onCleanup(herald.stop);
     const { project } = await signupWithProject(herald, 'Bench');
     console.log(await addSubscribers(herald.url, project.secretKey));
-    const heraldFigures = await measure('Herald', herald, project.secretKey);
+    const heraldFigures = await measure('Herald', herald, project.secretKey, postgresPid);
     await herald.stop();
 
     const baseline = await startServer({ role: 'baseline', ...request });
     onCleanup(baseline.stop);
-    const baselineFigures = await measure('baseline', baseline, project.secretKey);
+    const baselineFigures = await measure('baseline', baseline, project.secretKey, postgresPid);
 
     return report(heraldFigures, baselineFigures);
   });
