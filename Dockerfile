@@ -11,8 +11,8 @@ RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
 
-# The worker runs this prebuilt workflow bundle instead of bundling at every start.
-RUN npm run build:workflows
+# The start commands run the build in dist/app; the worker runs this prebuilt workflow bundle instead of bundling at every start.
+RUN npm run build && npm run build:workflows
 ENV WORKFLOW_BUNDLE=prebuilt
 
 # DATA_DIR keeps the generated secrets when none are configured; the named volume over it inherits this owner.

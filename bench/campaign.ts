@@ -25,8 +25,7 @@ import { type TreeMemory, watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
 import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { startBenchStack } from './stack';
-import { runBench, waitFor, withScratch, WORKER_NODE_ARGS } from './support';
-import { WORKER_PROCESS_ARGS } from '../src/orchestration/workflow-thread-guard';
+import { builtWorkerArgs, runBench, waitFor, withScratch, WORKER_NODE_ARGS } from './support';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
@@ -69,7 +68,7 @@ class WorkerProcess {
   static async start(env: Record<string, string | undefined>, bundlePath: string, samples: MemorySample[]): Promise<{ worker: WorkerProcess; idleRss: number }> {
     // No workflow cache when it will be killed: the Java test server never re-dispatches a dead worker's sticky tasks.
     const args = [`--workflow-bundle=${bundlePath}`, ...(KILL_WORKER ? ['--no-workflow-cache'] : [])];
-    const child = spawn(process.execPath, [...WORKER_NODE_ARGS, ...WORKER_PROCESS_ARGS, path.join(__dirname, 'campaign-worker.ts'), ...args], {
+    const child = spawn(process.execPath, [...WORKER_NODE_ARGS, ...builtWorkerArgs(), ...args], {
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -1,9 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { buildSync } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/data-source';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { freePort } from '../test/support/ports';
+import { npmScriptNodeArgs } from '../test/support/npm-scripts';
 import { createDatabaseOn } from '../test/support/scratch-database';
 
 /** A scratch directory and a fresh database for one bench run, with cleanup steps run in reverse. */
@@ -43,6 +46,29 @@ async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unk
  * `--heap-growing-percent=0` for V8's own heap growth instead of the worker's limit.
  */
 export const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * The Node arguments that start the benches' worker (bench/campaign-worker.ts) as
+ * `npm run start:worker` starts Herald's: on the build in dist/app (made or refreshed here, with
+ * the bench worker compiled beside it), with the same options, without tsx. `npm run build`
+ * compiles a whole tree, so a later build drops the bench worker; it is compiled again each run.
+ */
+export function builtWorkerArgs(): string[] {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
+  const outdir = path.join(ROOT, 'dist/app/bench');
+  buildSync({
+    entryPoints: [path.join(__dirname, 'campaign-worker.ts')],
+    outdir,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    logLevel: 'warning',
+  });
+  return [...npmScriptNodeArgs('start:worker').slice(0, -1), path.join(outdir, 'campaign-worker.js')];
+}
 
 /** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded`. */
 export function databaseKind(): string {

@@ -27,9 +27,8 @@ import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { startBenchStack, type BenchApiStack } from './stack';
-import { runBench, waitFor, withScratch } from './support';
+import { builtWorkerArgs, runBench, waitFor, withScratch } from './support';
 import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-events';
-import { WORKER_PROCESS_ARGS } from '../src/orchestration/workflow-thread-guard';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
@@ -77,7 +76,7 @@ class Receiver {
 
 /** The bench worker (bench/campaign-worker.ts) in a process of its own, on the prebuilt workflow bundle; resolves once it polls. */
 async function startWorker(env: Record<string, string | undefined>, bundlePath: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...WORKER_PROCESS_ARGS, path.join(__dirname, 'campaign-worker.ts'), `--workflow-bundle=${bundlePath}`], {
+  const child = spawn(process.execPath, [...builtWorkerArgs(), `--workflow-bundle=${bundlePath}`], {
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

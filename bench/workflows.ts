@@ -19,8 +19,7 @@ import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { CpuMeter, pidFromFile } from './process-cpu';
 import { startBenchStack } from './stack';
-import { runBench, waitFor, withScratch, WORKER_NODE_ARGS, type Scratch } from './support';
-import { WORKER_PROCESS_ARGS } from '../src/orchestration/workflow-thread-guard';
+import { builtWorkerArgs, runBench, waitFor, withScratch, WORKER_NODE_ARGS, type Scratch } from './support';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = 20;
@@ -61,7 +60,7 @@ const WORKER_CPU_PROF = process.env.BENCH_WORKER_CPU_PROF;
  */
 async function startWorker(scratch: Scratch, env: Record<string, string | undefined>) {
   const profile = WORKER_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(WORKER_CPU_PROF)] : [];
-  const child = spawn(process.execPath, [...profile, ...WORKER_NODE_ARGS, ...WORKER_PROCESS_ARGS, path.join(__dirname, 'campaign-worker.ts')], {
+  const child = spawn(process.execPath, [...profile, ...WORKER_NODE_ARGS, ...builtWorkerArgs()], {
     env,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

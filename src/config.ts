@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { WorkflowBundleMode } from './orchestration/workflow-bundle';
+import { PACKAGE_ROOT } from './runtime/module-form';
 import { storedSecrets } from './runtime/stored-secrets';
 
 /** Delivery transport chosen from configuration. */
@@ -325,7 +326,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpRelay: smtpRelay(env),
     oauth: oauthConfig(env),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
-    version: (require('../package.json') as { version: string }).version,
+    version: (require(path.join(PACKAGE_ROOT, 'package.json')) as { version: string }).version,
   };
 }
 

@@ -3,12 +3,13 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { logger } from '../logger';
+import { MODULE_LOADER_ARGS, ownModule, PACKAGE_ROOT } from '../runtime/module-form';
 
-/** The module the worker bundles: every workflow Herald runs. */
-export const WORKFLOWS_PATH = require.resolve('../../workflows');
+/** The module the worker bundles: every workflow Herald runs, from its TypeScript sources whatever form runs the worker. */
+export const WORKFLOWS_PATH = path.join(PACKAGE_ROOT, 'workflows', 'index.ts');
 
 /** Where `npm run build:workflows` writes the prebuilt workflow bundle. */
-export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '../../dist/workflow-bundle.js');
+export const WORKFLOW_BUNDLE_PATH = path.join(PACKAGE_ROOT, 'dist', 'workflow-bundle.js');
 
 /**
  * WORKFLOW_BUNDLE: `auto` uses the prebuilt bundle when it exists and is not older than the
@@ -54,8 +55,8 @@ export type BundleProcessMessage =
  */
 export function bundleInChildProcess(workflowsPath = WORKFLOWS_PATH): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'workflow-bundle-process.ts'), [workflowsPath], {
-      execArgv: ['--require', require.resolve('tsx/cjs')],
+    const child = fork(ownModule(__dirname, 'workflow-bundle-process'), [workflowsPath], {
+      execArgv: MODULE_LOADER_ARGS,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       // A process group of its own: a terminal's Ctrl-C stops the worker, which then ends this process.
       detached: true,

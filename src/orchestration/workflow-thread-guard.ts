@@ -1,5 +1,5 @@
-import path from 'node:path';
 import vm from 'node:vm';
+import { MODULE_LOADER_ARGS, ownModule } from '../runtime/module-form';
 import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 
 /**
@@ -20,9 +20,10 @@ import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 
 /**
  * How Node starts a Herald process that runs a worker (`npm start`, `npm run start:worker`, the
- * tests' and benches' copies of them): TypeScript through tsx's require hook, then the guard.
+ * tests' and benches' copies of them), in this process's form (src/runtime/module-form.ts): for
+ * the sources tsx's require hook first, then the guard.
  */
-export const WORKER_PROCESS_ARGS = ['--require', 'tsx/cjs', '--require', path.join(__dirname, 'workflow-thread-preload.ts')];
+export const WORKER_PROCESS_ARGS = [...MODULE_LOADER_ARGS, '--require', ownModule(__dirname, 'workflow-thread-preload')];
 
 /** A workflow thread inside one call into a workflow context for this long is stuck. */
 export const STUCK_AFTER_MS = 30_000;

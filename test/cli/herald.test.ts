@@ -3,13 +3,14 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
+import { npmScriptNodeArgs } from '../support/npm-scripts';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** Runs `npm run herald -- <args>` as an operator would (its entry point, under tsx), against the test database. */
+/** Runs `npm run herald -- <args>` as an operator would (its built entry point), against the test database. */
 function herald(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/herald.ts', ...args], { cwd: ROOT, env: process.env }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...npmScriptNodeArgs('herald'), ...args], { cwd: ROOT, env: process.env }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(err.code) : 0, stdout, stderr });
     });
   });

