@@ -7,13 +7,15 @@
  * thread too). Each module's source map is written beside it: `NODE_OPTIONS=--enable-source-maps`
  * gives stack traces in TypeScript lines.
  *
- * Nothing is written when the build is newer than every source (so starts of an unchanged
- * checkout never race). Otherwise the whole tree is built in a directory of its own and then
- * put in place of the old one, so no start ever loads a half-written build.
+ * Nothing is written when the build is newer than every source, so starts of an unchanged
+ * checkout never race. Otherwise the whole tree is built into a version directory of its own and
+ * dist/app, a symbolic link, then pointed at it (see build), so no start ever loads a
+ * half-written build or has its tree changed under it. Where the checkout cannot be written (a
+ * container's image, a read-only mount) an existing build is run as it is, with a warning.
  * With `--check` it only says whether the build is current (exit 0) or not (exit 1).
  */
 'use strict';
-const { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -50,24 +52,24 @@ function isCurrent({ modules, dirs }) {
   return inputs.every((file) => !existsSync(file) || statSync(file).mtimeMs <= built);
 }
 
-/** Renames, answering false when `from` is gone or `to` is taken (another build got there first). */
-function moved(from, to) {
-  try {
-    renameSync(from, to);
-    return true;
-  } catch (err) {
-    if (['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes(err.code)) return false;
-    throw err;
-  }
-}
+/** How long a version of the build that nothing links to may be in use: a build still being written, a process still starting. */
+const SWEEP_AFTER_MS = 10 * 60_000;
 
-async function build(files) {
-  const esbuild = require('esbuild');
-  const staging = `${OUT}.building-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  await esbuild.build({
-    entryPoints: files,
-    outdir: staging,
+/**
+ * Builds the modules into a version directory of their own (`app.v-<time>-<pid>` beside
+ * dist/app) and points dist/app, a symbolic link, at it in one rename. A process resolves its
+ * modules through the link once, at start (Node follows it to the version's own path), so a
+ * build never changes a tree under a process that runs it, and starts that build at the same
+ * time each put a complete tree in place. Versions that nothing links to are removed once they
+ * are old enough that no start can still be reading them.
+ */
+async function build(modules, startedAt) {
+  const dir = path.dirname(OUT);
+  const base = path.basename(OUT);
+  const version = `${base}.v-${startedAt}-${process.pid}`;
+  await require('esbuild').build({
+    entryPoints: modules,
+    outdir: path.join(dir, version),
     outbase: ROOT,
     format: 'cjs',
     platform: 'node',
@@ -77,29 +79,50 @@ async function build(files) {
     sourcesContent: false,
     logLevel: 'warning',
   });
-  writeFileSync(path.join(staging, STAMP), `${new Date().toISOString()}\n`);
-  const old = `${OUT}.old-${process.pid}`;
-  moved(OUT, old);
-  // A build that ran at the same time may have put its tree in place first: it is the same build.
-  if (!moved(staging, OUT)) rmSync(staging, { recursive: true, force: true });
-  rmSync(old, { recursive: true, force: true });
+  // The stamp bears the time the sources were read: a source saved during the build is newer, and built next time.
+  const stamp = path.join(dir, version, STAMP);
+  writeFileSync(stamp, `${new Date(startedAt).toISOString()}\n`);
+  utimesSync(stamp, new Date(startedAt), new Date(startedAt));
+
+  // A build from before dist/app was a link is a directory: it becomes a version like the others.
+  if (existsSync(OUT) && !lstatSync(OUT).isSymbolicLink()) renameSync(OUT, path.join(dir, `${base}.v-0-${process.pid}`));
+  const link = path.join(dir, `${base}.link-${process.pid}`);
+  rmSync(link, { force: true });
+  symlinkSync(version, link);
+  renameSync(link, OUT);
+
+  // Killed builds leave versions and links behind too; a build running now is younger than this.
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const ours = name.startsWith(`${base}.v-`) || name.startsWith(`${base}.link-`);
+    if (ours && name !== version && now - lstatSync(path.join(dir, name)).mtimeMs > SWEEP_AFTER_MS) {
+      rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
 }
 
+/** Errors of a checkout Herald may not write to (a container's image, a read-only mount). */
+const READ_ONLY = ['EACCES', 'EPERM', 'EROFS'];
+
 async function main() {
-  const found = sources();
-  const current = isCurrent(found);
+  const where = path.relative(process.cwd(), OUT) || '.';
   if (process.argv.includes('--check')) {
-    const where = path.relative(process.cwd(), OUT) || '.';
+    const current = isCurrent(sources());
     console.log(current ? `The build in ${where} is current.` : `The build in ${where} is missing or older than the sources: run npm run build.`);
     process.exit(current ? 0 : 1);
   }
-  if (current) return;
-  mkdirSync(path.dirname(OUT), { recursive: true });
-  const started = Date.now();
-  await build(found.modules);
-  console.error(`Built ${found.modules.length} modules into ${path.relative(process.cwd(), OUT) || '.'} in ${Date.now() - started} ms`);
+  if (isCurrent(sources())) return;
+  try {
+    mkdirSync(path.dirname(OUT), { recursive: true });
+    const startedAt = Date.now();
+    const found = sources();
+    await build(found.modules, startedAt);
+    console.error(`Built ${found.modules.length} modules into ${where} in ${Date.now() - startedAt} ms`);
+  } catch (err) {
+    if (!READ_ONLY.includes(err.code) || !existsSync(path.join(OUT, STAMP))) throw err;
+    console.error(`Warning: the build in ${where} is older than the sources but cannot be rewritten here (${err.code}); running it as it is. Run npm run build where it can be written.`);
+  }
 }
-
 main().catch((err) => {
   console.error(`Could not build Herald: ${err && err.message ? err.message : err}`);
   process.exit(1);

@@ -2,12 +2,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { heraldCacheDir } from './cli';
+import { PACKAGE_ROOT } from '../src/runtime/module-form';
 import { ensureFree } from '../src/runtime/tcp';
 import { spawnServer } from './server-process';
 
+/** This directory of the checkout: its scripts and pom.xml are not part of the build in dist/app. */
+const TEMPORAL_DIR = path.join(PACKAGE_ROOT, 'temporal');
 /** The wrapper that runs the Java test server on a port, or waits when one already listens there. */
-export const testServerScript = path.join(__dirname, 'test-server.sh');
-const installScript = path.join(__dirname, 'install-test-server.sh');
+export const testServerScript = path.join(TEMPORAL_DIR, 'test-server.sh');
+const installScript = path.join(TEMPORAL_DIR, 'install-test-server.sh');
 
 export interface TestServer {
   port: number;
@@ -16,7 +19,7 @@ export interface TestServer {
 
 /** The io.temporal:temporal-test-server version pinned in temporal/pom.xml. */
 export function testServerVersion(): string {
-  const pom = readFileSync(path.join(__dirname, 'pom.xml'), 'utf8');
+  const pom = readFileSync(path.join(TEMPORAL_DIR, 'pom.xml'), 'utf8');
   const version = /<temporal-test-server\.version>([^<]+)</.exec(pom)?.[1];
   if (!version) throw new Error('temporal/pom.xml does not pin temporal-test-server.version');
   return version;

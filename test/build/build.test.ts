@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -20,8 +20,17 @@ function runNode(script: string): Promise<string> {
   });
 }
 
+/** The test build's link, versions and any link left mid-build. */
+function removeBuilds(): void {
+  for (const name of readdirSync(path.dirname(OUT)).filter((entry) => entry.startsWith(path.basename(OUT)))) {
+    rmSync(path.join(path.dirname(OUT), name), { recursive: true, force: true });
+  }
+}
+
 describe('npm run build (scripts/build.js)', () => {
-  afterAll(() => rmSync(OUT, { recursive: true, force: true }));
+  // Before too: a killed earlier run whose pid this one got would have left a current build.
+  beforeAll(removeBuilds);
+  afterAll(removeBuilds);
 
   it('compiles every module, each with its source map, and the built form runs without tsx', async () => {
     const first = await build();
@@ -34,14 +43,15 @@ describe('npm run build (scripts/build.js)', () => {
     expect(map.sources.some((source) => source.endsWith('src/config.ts'))).toBe(true);
     expect(map.sourcesContent).toBeUndefined();
 
-    // Paths that count from the module's own directory would miss in the build: the version, the workflows, the bundle.
+    // Paths that count from the module's own directory would miss in the build: the version, the workflows, the bundle, the test server's pom.
     const outcome = JSON.parse(
       await runNode(`
         const { loadConfig } = require(${JSON.stringify(path.join(OUT, 'src/config'))});
         const bundle = require(${JSON.stringify(path.join(OUT, 'src/orchestration/workflow-bundle'))});
         const form = require(${JSON.stringify(path.join(OUT, 'src/runtime/module-form'))});
+        const testServer = require(${JSON.stringify(path.join(OUT, 'temporal/test-server'))});
         const tsx = Object.keys(require.cache).filter((file) => file.includes('/node_modules/tsx/'));
-        console.log(JSON.stringify({ version: loadConfig({}).version, workflows: bundle.WORKFLOWS_PATH, bundlePath: bundle.WORKFLOW_BUNDLE_PATH, sources: form.RUNS_SOURCES, loader: form.MODULE_LOADER_ARGS, tsx: tsx.length }));
+        console.log(JSON.stringify({ version: loadConfig({}).version, workflows: bundle.WORKFLOWS_PATH, bundlePath: bundle.WORKFLOW_BUNDLE_PATH, sources: form.RUNS_SOURCES, loader: form.MODULE_LOADER_ARGS, testServer: testServer.testServerVersion(), tsx: tsx.length }));
       `),
     );
     expect(outcome).toEqual({
@@ -50,6 +60,7 @@ describe('npm run build (scripts/build.js)', () => {
       bundlePath: path.join(ROOT, 'dist/workflow-bundle.js'),
       sources: false,
       loader: [],
+      testServer: /<temporal-test-server\.version>([^<]+)</.exec(readFileSync(path.join(ROOT, 'temporal/pom.xml'), 'utf8'))![1],
       tsx: 0,
     });
   }, 60_000);
@@ -57,6 +68,7 @@ describe('npm run build (scripts/build.js)', () => {
   it('writes nothing while the build is current, and builds again once a source is newer', async () => {
     const stamp = path.join(OUT, '.built');
     const builtAt = statSync(stamp).mtimeMs;
+    const firstVersion = readlinkSync(OUT);
     const again = await build();
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(statSync(stamp).mtimeMs).toBe(builtAt);
@@ -69,6 +81,32 @@ describe('npm run build (scripts/build.js)', () => {
     const rebuilt = await build();
     expect(rebuilt.stderr).toMatch(/^Built \d+ modules/);
     expect(statSync(stamp).mtimeMs).toBeGreaterThan(old.getTime());
-    expect(readdirSync(path.dirname(OUT)).filter((name) => name.startsWith(`${path.basename(OUT)}.`))).toEqual([]);
+    expect(readlinkSync(OUT)).not.toBe(firstVersion);
+  }, 60_000);
+
+  it('gives each build a version of its own, so starts that build at the same time all run a complete tree', async () => {
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(path.join(OUT, '.built'), old, old);
+    const builds = await Promise.all([build(), build(), build()]);
+    expect(builds.map((run) => run.code)).toEqual([0, 0, 0]);
+    expect((await build('--check')).code).toBe(0);
+    // Every version built is complete, linked or not: a process started through the link before the next build keeps its tree.
+    const versions = readdirSync(path.dirname(OUT)).filter((name) => name.startsWith(`${path.basename(OUT)}.v-`));
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    for (const version of versions) expect(existsSync(path.join(path.dirname(OUT), version, 'src/cli/start.js'))).toBe(true);
+    expect(versions).toContain(readlinkSync(OUT));
+  }, 60_000);
+
+  it('removes versions that nothing links to once they are old, and keeps the young ones', async () => {
+    const dir = path.dirname(OUT);
+    const stale = path.join(dir, `${path.basename(OUT)}.v-1-999999`);
+    mkdirSync(path.join(stale, 'src'), { recursive: true });
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(stale, old, old);
+    const young = readlinkSync(OUT);
+    utimesSync(path.join(OUT, '.built'), old, old);
+    expect((await build()).code).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(path.join(dir, young))).toBe(true);
   }, 60_000);
 });
