@@ -15,7 +15,7 @@
  * With `--check` it only says whether the build is current (exit 0) or not (exit 1).
  */
 'use strict';
-const { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } = require('node:fs');
+const { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -52,52 +52,76 @@ function isCurrent({ modules, dirs }) {
   return inputs.every((file) => !existsSync(file) || statSync(file).mtimeMs <= built);
 }
 
-/** How long a version of the build that nothing links to may be in use: a build still being written, a process still starting. */
+/** How long a version of the build stays after it was unlinked: a process may still be starting from it. */
 const SWEEP_AFTER_MS = 10 * 60_000;
+
+/** Runs a filesystem step that another build may have done first (ENOENT: the entry is gone already). */
+function unlessGone(step) {
+  try {
+    step();
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+}
 
 /**
  * Builds the modules into a version directory of their own (`app.v-<time>-<pid>` beside
  * dist/app) and points dist/app, a symbolic link, at it in one rename. A process resolves its
  * modules through the link once, at start (Node follows it to the version's own path), so a
  * build never changes a tree under a process that runs it, and starts that build at the same
- * time each put a complete tree in place. Versions that nothing links to are removed once they
- * are old enough that no start can still be reading them.
+ * time each put a complete tree in place. A version that was unlinked is removed ten minutes
+ * later, by a later build, so that a process still starting from it finds its files.
  */
 async function build(modules, startedAt) {
   const dir = path.dirname(OUT);
   const base = path.basename(OUT);
   const version = `${base}.v-${startedAt}-${process.pid}`;
-  await require('esbuild').build({
-    entryPoints: modules,
-    outdir: path.join(dir, version),
-    outbase: ROOT,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    tsconfig: path.join(ROOT, 'tsconfig.json'),
-    sourcemap: 'linked',
-    sourcesContent: false,
-    logLevel: 'warning',
-  });
-  // The stamp bears the time the sources were read: a source saved during the build is newer, and built next time.
-  const stamp = path.join(dir, version, STAMP);
-  writeFileSync(stamp, `${new Date(startedAt).toISOString()}\n`);
-  utimesSync(stamp, new Date(startedAt), new Date(startedAt));
+  // Made here rather than by esbuild, whose failure to write carries no error code (see READ_ONLY).
+  mkdirSync(path.join(dir, version));
+  try {
+    await require('esbuild').build({
+      entryPoints: modules,
+      outdir: path.join(dir, version),
+      outbase: ROOT,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      tsconfig: path.join(ROOT, 'tsconfig.json'),
+      sourcemap: 'linked',
+      sourcesContent: false,
+      logLevel: 'warning',
+    });
+    // The stamp bears the time the sources were read: a source saved during the build is newer, and built next time.
+    const stamp = path.join(dir, version, STAMP);
+    writeFileSync(stamp, `${new Date(startedAt).toISOString()}\n`);
+    utimesSync(stamp, new Date(startedAt), new Date(startedAt));
+  } catch (err) {
+    rmSync(path.join(dir, version), { recursive: true, force: true });
+    throw err;
+  }
 
   // A build from before dist/app was a link is a directory: it becomes a version like the others.
-  if (existsSync(OUT) && !lstatSync(OUT).isSymbolicLink()) renameSync(OUT, path.join(dir, `${base}.v-0-${process.pid}`));
+  let previous;
+  if (existsSync(OUT) && !lstatSync(OUT).isSymbolicLink()) {
+    previous = `${base}.v-0-${process.pid}`;
+    unlessGone(() => renameSync(OUT, path.join(dir, previous)));
+  } else if (existsSync(OUT)) {
+    previous = readlinkSync(OUT);
+  }
   const link = path.join(dir, `${base}.link-${process.pid}`);
   rmSync(link, { force: true });
   symlinkSync(version, link);
   renameSync(link, OUT);
+  // Unlinked now: its ten minutes start.
+  if (previous && previous !== version) unlessGone(() => utimesSync(path.join(dir, previous), new Date(), new Date()));
 
   // Killed builds leave versions and links behind too; a build running now is younger than this.
   const now = Date.now();
   for (const name of readdirSync(dir)) {
-    const ours = name.startsWith(`${base}.v-`) || name.startsWith(`${base}.link-`);
-    if (ours && name !== version && now - lstatSync(path.join(dir, name)).mtimeMs > SWEEP_AFTER_MS) {
-      rmSync(path.join(dir, name), { recursive: true, force: true });
-    }
+    if (name === version || !(name.startsWith(`${base}.v-`) || name.startsWith(`${base}.link-`))) continue;
+    unlessGone(() => {
+      if (now - lstatSync(path.join(dir, name)).mtimeMs > SWEEP_AFTER_MS) rmSync(path.join(dir, name), { recursive: true, force: true });
+    });
   }
 }
 

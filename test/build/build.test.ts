@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -22,7 +23,8 @@ function runNode(script: string): Promise<string> {
 
 /** The test build's link, versions and any link left mid-build. */
 function removeBuilds(): void {
-  for (const name of readdirSync(path.dirname(OUT)).filter((entry) => entry.startsWith(path.basename(OUT)))) {
+  const base = path.basename(OUT);
+  for (const name of readdirSync(path.dirname(OUT)).filter((entry) => entry === base || entry.startsWith(`${base}.`))) {
     rmSync(path.join(path.dirname(OUT), name), { recursive: true, force: true });
   }
 }
@@ -97,16 +99,99 @@ describe('npm run build (scripts/build.js)', () => {
     expect(versions).toContain(readlinkSync(OUT));
   }, 60_000);
 
-  it('removes versions that nothing links to once they are old, and keeps the young ones', async () => {
+  it("runs the main thread's preload in a thread that would load another build's", async () => {
     const dir = path.dirname(OUT);
+    const [mine, other] = readdirSync(dir)
+      .filter((name) => name.startsWith(`${path.basename(OUT)}.v-`))
+      .map((name) => path.join(dir, name, 'src/orchestration/workflow-thread-preload.js'));
+    // A thread started after dist/app was re-pointed: its --require names the other build's preload.
+    const guards = await new Promise<string[]>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [
+          '--require',
+          mine,
+          '-e',
+          `const { Worker } = require('node:worker_threads');
+           const code = "require('node:worker_threads').parentPort.postMessage(Object.keys(require.cache).filter((file) => file.includes('workflow-thread-guard')))";
+           new Worker(code, { eval: true, execArgv: ['--require', ${JSON.stringify(other)}] }).once('message', (files) => { console.log(JSON.stringify(files)); process.exit(0); });`,
+        ],
+        { cwd: ROOT },
+        (err, stdout) => (err ? reject(err) : resolve(JSON.parse(stdout.trim()) as string[])),
+      );
+    });
+    expect(guards).toEqual([path.join(path.dirname(mine), 'workflow-thread-guard.js')]);
+  }, 60_000);
+
+  it('removes a version ten minutes after it was unlinked, however old its build', async () => {
+    const dir = path.dirname(OUT);
+    const old = new Date('2020-01-01T00:00:00Z');
+    // Unlinked long ago (a killed build's, or replaced by a later build).
     const stale = path.join(dir, `${path.basename(OUT)}.v-1-999999`);
     mkdirSync(path.join(stale, 'src'), { recursive: true });
-    const old = new Date('2020-01-01T00:00:00Z');
     utimesSync(stale, old, old);
-    const young = readlinkSync(OUT);
+    // Linked until this build, though built long ago: a process may be starting from it.
+    const linked = readlinkSync(OUT);
+    utimesSync(path.join(dir, linked), old, old);
     utimesSync(path.join(OUT, '.built'), old, old);
     expect((await build()).code).toBe(0);
     expect(existsSync(stale)).toBe(false);
-    expect(existsSync(path.join(dir, young))).toBe(true);
+    expect(existsSync(path.join(dir, linked, 'src/cli/start.js'))).toBe(true);
+  }, 60_000);
+
+  it('runs the build it has where the checkout cannot be written, and fails where there is none', async () => {
+    // A checkout of its own with the build script, a source and a build older than it, none of it
+    // writable by the user that runs the build: root's files for another user, or modes without w.
+    const checkout = mkdtempSync(path.join(tmpdir(), 'herald-readonly-'));
+    try {
+      for (const dir of ['scripts', 'src', 'activities', 'workflows', 'migrations', 'temporal', 'dist/app.v-1-1']) mkdirSync(path.join(checkout, dir), { recursive: true });
+      copyFileSync(path.join(ROOT, 'scripts/build.js'), path.join(checkout, 'scripts/build.js'));
+      writeFileSync(path.join(checkout, 'src/a.ts'), 'export const a = 1;\n');
+      writeFileSync(path.join(checkout, 'dist/app.v-1-1/.built'), 'old\n');
+      const old = new Date('2020-01-01T00:00:00Z');
+      utimesSync(path.join(checkout, 'dist/app.v-1-1/.built'), old, old);
+      symlinkSync('app.v-1-1', path.join(checkout, 'dist/app'));
+      const asRoot = process.getuid?.() === 0;
+      for (const dir of ['', 'scripts', 'src', 'activities', 'workflows', 'migrations', 'temporal', 'dist', 'dist/app.v-1-1']) {
+        chmodSync(path.join(checkout, dir), asRoot ? 0o755 : 0o555);
+      }
+      // `nobody` where root runs the tests: root may write anywhere.
+      const user = asRoot ? { uid: 65534, gid: 65534 } : {};
+      const run = () =>
+        new Promise<{ code: number; stderr: string }>((resolve) => {
+          execFile(process.execPath, [path.join(checkout, 'scripts/build.js')], { cwd: checkout, ...user }, (err, _stdout, stderr) =>
+            resolve({ code: err ? Number(err.code) : 0, stderr }),
+          );
+        });
+      const withBuild = await run();
+      expect(withBuild.code).toBe(0);
+      expect(withBuild.stderr).toMatch(/^Warning: the build in dist\/app is older than the sources but cannot be rewritten here \((EACCES|EPERM|EROFS)\)/);
+      expect(readlinkSync(path.join(checkout, 'dist/app'))).toBe('app.v-1-1');
+
+      chmodSync(path.join(checkout, 'dist'), 0o755);
+      rmSync(path.join(checkout, 'dist/app'));
+      chmodSync(path.join(checkout, 'dist'), asRoot ? 0o755 : 0o555);
+      const withNone = await run();
+      expect(withNone.code).toBe(1);
+      expect(withNone.stderr).toMatch(/^Could not build Herald: .*(EACCES|EPERM|EROFS)/);
+    } finally {
+      for (const dir of ['', 'dist']) chmodSync(path.join(checkout, dir), 0o755);
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('makes a build from before dist/app was a link one of its versions', async () => {
+    const dir = path.dirname(OUT);
+    const linked = readlinkSync(OUT);
+    rmSync(OUT);
+    renameSync(path.join(dir, linked), OUT);
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(path.join(OUT, '.built'), old, old);
+    expect((await build()).code).toBe(0);
+    expect(lstatSync(OUT).isSymbolicLink()).toBe(true);
+    // The old directory stays, as any version just unlinked does.
+    const kept = readdirSync(dir).filter((name) => name.startsWith(`${path.basename(OUT)}.v-0-`));
+    expect(kept).toHaveLength(1);
+    expect(existsSync(path.join(dir, kept[0], 'src/cli/start.js'))).toBe(true);
   }, 60_000);
 });
