@@ -130,16 +130,17 @@ const READ_ONLY = ['EACCES', 'EPERM', 'EROFS'];
 
 async function main() {
   const where = path.relative(process.cwd(), OUT) || '.';
+  // Before the sources are read: the build's stamp bears this time (see build).
+  const startedAt = Date.now();
+  const found = sources();
+  const current = isCurrent(found);
   if (process.argv.includes('--check')) {
-    const current = isCurrent(sources());
     console.log(current ? `The build in ${where} is current.` : `The build in ${where} is missing or older than the sources: run npm run build.`);
     process.exit(current ? 0 : 1);
   }
-  if (isCurrent(sources())) return;
+  if (current) return;
   try {
     mkdirSync(path.dirname(OUT), { recursive: true });
-    const startedAt = Date.now();
-    const found = sources();
     await build(found.modules, startedAt);
     console.error(`Built ${found.modules.length} modules into ${where} in ${Date.now() - startedAt} ms`);
   } catch (err) {
