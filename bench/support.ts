@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { buildSync } from 'esbuild';
+import { buildSync, type BuildOptions } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/data-source';
@@ -48,6 +48,8 @@ async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unk
 export const WORKER_NODE_ARGS = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const ROOT = path.resolve(__dirname, '..');
+/** How `npm run build` compiles Herald (a plain JavaScript module, as the build runs before any compilation). */
+const { compileOptions } = require('../scripts/compile-options') as { compileOptions: BuildOptions };
 
 /**
  * The Node arguments that start the benches' worker (bench/campaign-worker.ts) as
@@ -58,15 +60,7 @@ const ROOT = path.resolve(__dirname, '..');
 export function builtWorkerArgs(): string[] {
   execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
   const outdir = path.join(ROOT, 'dist/app/bench');
-  buildSync({
-    entryPoints: [path.join(__dirname, 'campaign-worker.ts')],
-    outdir,
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    tsconfig: path.join(ROOT, 'tsconfig.json'),
-    logLevel: 'warning',
-  });
+  buildSync({ entryPoints: [path.join(__dirname, 'campaign-worker.ts')], outdir, ...compileOptions });
   return [...npmScriptNodeArgs('start:worker').slice(0, -1), path.join(outdir, 'campaign-worker.js')];
 }
 

@@ -17,6 +17,7 @@
 'use strict';
 const { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
+const { compileOptions } = require('./compile-options');
 
 const ROOT = path.resolve(__dirname, '..');
 /** `--out=<dir>` builds elsewhere (the build's own tests); the start commands run dist/app. */
@@ -25,7 +26,7 @@ const OUT = path.resolve(process.argv.find((arg) => arg.startsWith('--out='))?.s
 const STAMP = '.built';
 const SOURCE_DIRS = ['src', 'activities', 'workflows', 'migrations', 'temporal'];
 /** Files whose change changes the build besides the sources. */
-const INPUTS = ['tsconfig.json', 'package-lock.json', path.relative(ROOT, __filename)];
+const INPUTS = ['tsconfig.json', 'package-lock.json', path.relative(ROOT, __filename), 'scripts/compile-options.js'];
 
 /** The TypeScript modules to compile (no declarations), and the directories that hold them. */
 function sources() {
@@ -83,13 +84,9 @@ async function build(modules, startedAt) {
       entryPoints: modules,
       outdir: path.join(dir, version),
       outbase: ROOT,
-      format: 'cjs',
-      platform: 'node',
-      target: 'node20',
-      tsconfig: path.join(ROOT, 'tsconfig.json'),
+      ...compileOptions,
       sourcemap: 'linked',
       sourcesContent: false,
-      logLevel: 'warning',
     });
     // The stamp bears the time the sources were read: a source saved during the build is newer, and built next time.
     const stamp = path.join(dir, version, STAMP);
