@@ -145,7 +145,7 @@ describe('npm run build (scripts/build.js)', () => {
     const checkout = mkdtempSync(path.join(tmpdir(), 'herald-readonly-'));
     try {
       for (const dir of ['scripts', 'src', 'activities', 'workflows', 'migrations', 'temporal', 'dist/app.v-1-1']) mkdirSync(path.join(checkout, dir), { recursive: true });
-      copyFileSync(path.join(ROOT, 'scripts/build.js'), path.join(checkout, 'scripts/build.js'));
+      for (const script of ['build.js', 'compile-options.js']) copyFileSync(path.join(ROOT, 'scripts', script), path.join(checkout, 'scripts', script));
       writeFileSync(path.join(checkout, 'src/a.ts'), 'export const a = 1;\n');
       writeFileSync(path.join(checkout, 'dist/app.v-1-1/.built'), 'old\n');
       const old = new Date('2020-01-01T00:00:00Z');
