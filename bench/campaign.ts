@@ -15,9 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import type { DataSource } from 'typeorm';
 import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
@@ -25,7 +23,7 @@ import { type TreeMemory, watchTreeMemory } from './campaign-memory';
 import type { WorkerReport } from './campaign-worker';
 import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { startBenchStack } from './stack';
-import { builtWorkerArgs, runBench, waitFor, withScratch, WORKER_NODE_ARGS } from './support';
+import { buildWorkflowBundle, builtWorkerArgs, runBench, waitFor, withScratch, WORKER_NODE_ARGS } from './support';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const SES_DELAY_MS = Number(process.env.BENCH_SES_DELAY_MS ?? 5);
@@ -104,11 +102,6 @@ class WorkerProcess {
     this.child.kill('SIGKILL');
     await exited;
   }
-}
-
-/** Bundles the workflows into `bundlePath` in a process of its own, as the Docker image's build does. */
-async function buildWorkflowBundle(bundlePath: string): Promise<void> {
-  writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
 /**

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { buildSync, type BuildOptions } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/data-source';
 import { startEmbeddedPostgres } from '../src/db/embedded';
+import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import { freePort } from '../test/support/ports';
 import { npmScriptNodeArgs } from '../test/support/npm-scripts';
 import { createDatabaseOn } from '../test/support/scratch-database';
@@ -62,6 +63,11 @@ export function builtWorkerArgs(): string[] {
   const outdir = path.join(ROOT, 'dist/app/bench');
   buildSync({ entryPoints: [path.join(__dirname, 'campaign-worker.ts')], outdir, ...compileOptions });
   return [...npmScriptNodeArgs('start:worker').slice(0, -1), path.join(outdir, 'campaign-worker.js')];
+}
+
+/** Bundles the workflows into `bundlePath` in a process of its own, as the Docker image's build does, for the benches' worker (`--workflow-bundle=`). */
+export async function buildWorkflowBundle(bundlePath: string): Promise<void> {
+  writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
 /** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded`. */

@@ -17,9 +17,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import type { DataSource } from 'typeorm';
 import { connectTemporal } from '../src/orchestration/client';
 import { ensureWebhookDispatch } from '../src/orchestration/webhook-dispatch';
@@ -27,7 +25,7 @@ import { Client, signupWithProject } from '../test/support/api';
 import { emailTag, SesServer } from '../test/support/ses-server';
 import type { WorkerReport } from './campaign-worker';
 import { startBenchStack, type BenchApiStack } from './stack';
-import { builtWorkerArgs, runBench, waitFor, withScratch } from './support';
+import { buildWorkflowBundle, builtWorkerArgs, runBench, waitFor, withScratch } from './support';
 import { WEBHOOK_EVENT_TYPES } from '../src/webhooks/webhook-events';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
@@ -87,11 +85,6 @@ async function startWorker(env: Record<string, string | undefined>, bundlePath: 
     });
   });
   return child;
-}
-
-/** Bundles the workflows into `bundlePath` in a process of its own, as the Docker image's build does. */
-async function buildWorkflowBundle(bundlePath: string): Promise<void> {
-  writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
 /** Distinct emails of a project at SES so far, taken from the local server's list (which is emptied as it is read). */
