@@ -13,6 +13,8 @@
  * against the triggers and the contacts' waiting executions).
  *
  * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run;
+ * BENCH_TRACK_DATA=same sends each contact the same data every time (after its first event,
+ * a tracked event then changes nothing of the contact), instead of data that changes nine times in ten;
  * BENCH_CPU_PROFILE=<dir> writes each server's V8 CPU profile there (`--cpu-prof`).
  */
 import { composeCore } from '../src/composition';
@@ -43,6 +45,7 @@ const PLANS = ['free', 'pro', 'team'];
 const POOL_SIZE = 10;
 const AIM = 0.5;
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
+const SAME_DATA = process.env.BENCH_TRACK_DATA === 'same';
 
 type Role = 'herald' | 'baseline';
 
@@ -182,13 +185,16 @@ async function addSubscribers(url: string, key: string): Promise<string> {
   return `subscribers: tracked segment "${segment.name}" (data.plan = pro), enabled workflow triggered by "${UNSENT_TRIGGER}"`;
 }
 
-/** A random tracked event of one of CONTACTS contacts, with a small payload. */
+/**
+ * A random tracked event of one of CONTACTS contacts, with a small payload: one that changes the
+ * contact's data nine times in ten, or with BENCH_TRACK_DATA=same the same data on every event of a contact.
+ */
 function trackBody(): string {
   const n = Math.floor(Math.random() * CONTACTS);
   return JSON.stringify({
     email: `contact-${n}@bench.example`,
     event: EVENT_NAMES[Math.floor(Math.random() * EVENT_NAMES.length)],
-    data: { plan: PLANS[n % PLANS.length], step: Math.floor(Math.random() * 10) },
+    data: SAME_DATA ? { plan: PLANS[n % PLANS.length] } : { plan: PLANS[n % PLANS.length], step: Math.floor(Math.random() * 10) },
   });
 }
 
@@ -204,11 +210,13 @@ interface Figures {
   postgresCpuPerRequest: number | undefined;
   /** CPU time of this process, the load generator, per successful request, in milliseconds. */
   loadCpuPerRequest: number;
+  /** Bytes of write-ahead log Postgres wrote per successful request (all its writes, from every process). */
+  walPerRequest: number;
   failures: string[];
 }
 
 /** Drives POST /v1/track with CONNECTIONS keep-alive connections for `seconds`. */
-async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest' | 'postgresCpuPerRequest' | 'loadCpuPerRequest'>> {
+async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest' | 'postgresCpuPerRequest' | 'loadCpuPerRequest' | 'walPerRequest'>> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -241,19 +249,26 @@ function ownCpuMs(): number {
   return (user + system) / 1000;
 }
 
+/** Postgres's write-ahead log position now, in bytes (the bench's database is the only one written meanwhile). */
+async function walPosition(db: Pool): Promise<number> {
+  const { rows } = await db.query<{ bytes: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text AS bytes`);
+  return Number(rows[0].bytes);
+}
+
 /** Warms a server up, then measures it; postgresPid answers the embedded Postgres's pid (undefined on an external one). */
-async function measure(name: string, server: Server, key: string, postgresPid: () => number | undefined): Promise<Figures> {
+async function measure(name: string, server: Server, key: string, postgresPid: () => number | undefined, db: Pool): Promise<Figures> {
   console.log(`${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s with ${CONNECTIONS} connections`);
   await drive(server.url, key, WARMUP_SECONDS);
   const pid = postgresPid();
-  const [cpuBefore, postgresBefore, loadBefore] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs()];
+  const [cpuBefore, postgresBefore, loadBefore, walBefore] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs(), await walPosition(db)];
   const figures = await drive(server.url, key, SECONDS);
-  const [cpuAfter, postgresAfter, loadAfter] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs()];
+  const [cpuAfter, postgresAfter, loadAfter, walAfter] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs(), await walPosition(db)];
   return {
     ...figures,
     cpuPerRequest: (cpuAfter - cpuBefore) / figures.ok,
     postgresCpuPerRequest: pid === undefined ? undefined : (postgresAfter - postgresBefore) / figures.ok,
     loadCpuPerRequest: (loadAfter - loadBefore) / figures.ok,
+    walPerRequest: (walAfter - walBefore) / figures.ok,
   };
 }
 
@@ -270,11 +285,12 @@ function report(herald: Figures, baseline: Figures): boolean {
       f.ok > 0 ? f.cpuPerRequest.toFixed(3) : '-',
       f.ok > 0 && f.postgresCpuPerRequest !== undefined ? f.postgresCpuPerRequest.toFixed(3) : '-',
       f.ok > 0 ? f.loadCpuPerRequest.toFixed(3) : '-',
+      f.ok > 0 ? f.walPerRequest.toFixed(0) : '-',
       String(f.ok),
       f.failures.length ? f.failures.join(', ') : 'none',
     ]);
   console.log('');
-  console.log(columns(['', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'Postgres', 'load', '2xx', 'non-2xx / errors']));
+  console.log(columns(['', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'Postgres', 'load', 'WAL B/req', '2xx', 'non-2xx / errors']));
   console.log(row('Herald POST /v1/track', herald));
   console.log(row('baseline one INSERT', baseline));
   console.log('');
@@ -282,24 +298,28 @@ function report(herald: Figures, baseline: Figures): boolean {
   console.log(
     `CPU ms/req: the server process, the embedded Postgres's processes (- on an external server) and the load generator, each per request; ${cpus().length} CPUs are shared by all three.`,
   );
+  console.log('WAL B/req: bytes of write-ahead log Postgres wrote per request (its write volume, what a replica or a backup also receives).');
   return herald.failures.length === 0 && baseline.failures.length === 0;
 }
 
 function main(): Promise<boolean> {
   return withScratch('track', async ({ root, databaseUrl, onCleanup }) => {
     const request = { databaseUrl, dataDir: path.join(root, 'data') };
+    const db = new Pool({ connectionString: databaseUrl, max: 1 });
+    onCleanup(() => db.end());
     const postgresPid = () => (process.env.BENCH_DATABASE_URL ? undefined : pidFromFile(path.join(root, 'postgres', 'postmaster.pid')));
 
     const herald = await startServer({ role: 'herald', ...request });
     onCleanup(herald.stop);
     const { project } = await signupWithProject(herald, 'Bench');
     console.log(await addSubscribers(herald.url, project.secretKey));
-    const heraldFigures = await measure('Herald', herald, project.secretKey, postgresPid);
+    console.log(`tracked data: ${SAME_DATA ? "the same on every event of a contact (BENCH_TRACK_DATA=same)" : 'changes the contact nine times in ten'}`);
+    const heraldFigures = await measure('Herald', herald, project.secretKey, postgresPid, db);
     await herald.stop();
 
     const baseline = await startServer({ role: 'baseline', ...request });
     onCleanup(baseline.stop);
-    const baselineFigures = await measure('baseline', baseline, project.secretKey, postgresPid);
+    const baselineFigures = await measure('baseline', baseline, project.secretKey, postgresPid, db);
 
     return report(heraldFigures, baselineFigures);
   });

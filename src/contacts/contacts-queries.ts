@@ -42,7 +42,9 @@ interface Row {
 
 /**
  * Updates the contacts of the batch that exist (locked in email order, each one's subscription
- * read before the change) and inserts the others, in one statement. A row another transaction
+ * read before the change) and inserts the others, in one statement. A contact whose data and
+ * subscription the write leaves as they are is not written at all (its `updatedAt` stays; no
+ * row version, index entries or WAL for an event that changes nothing of its contact). A row another transaction
  * inserted after this statement's snapshot is skipped by the insert and left to the caller's
  * next round; rows are inserted in email order, so two batches never wait on each other in a circle.
  * The emails are given again as an array: Postgres plans `jsonb_to_recordset` for 100 rows
@@ -54,24 +56,26 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
     `WITH i AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
      ), locked AS (
-       SELECT c.id, c.subscribed AS old_subscribed, c.data AS old_data, i.set, i.unset, i.subscribed
+       SELECT c.id, c.email, c.subscribed AS old_subscribed, c.data AS old_data,
+              (c.data || i.set) - coalesce(i.unset, '{}'::text[]) AS new_data, coalesce(i.subscribed, c.subscribed) AS new_subscribed
          FROM contacts c JOIN i ON c.email = i.email
         WHERE c.project_id = $1 AND c.email = ANY($4::text[])
         ORDER BY c.email
         FOR UPDATE OF c
      ), updated AS (
        UPDATE contacts c
-          SET data = (c.data || l.set) - coalesce(l.unset, '{}'::text[]),
-              subscribed = coalesce(l.subscribed, c.subscribed),
-              updated_at = now()
+          SET data = l.new_data, subscribed = l.new_subscribed, updated_at = now()
          FROM locked l
-        WHERE c.id = l.id
-        RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new,
-                  (c.data IS DISTINCT FROM l.old_data OR c.subscribed IS DISTINCT FROM l.old_subscribed) AS changed, c.data
+        WHERE c.id = l.id AND (l.new_data IS DISTINCT FROM l.old_data OR l.new_subscribed IS DISTINCT FROM l.old_subscribed)
+        RETURNING c.id, c.email, l.old_subscribed, c.subscribed, false AS is_new, true AS changed, c.data
+     ), unchanged AS (
+       SELECT l.id, l.email, l.old_subscribed, l.old_subscribed AS subscribed, false AS is_new, false AS changed, l.old_data AS data
+         FROM locked l
+        WHERE l.new_data IS NOT DISTINCT FROM l.old_data AND l.new_subscribed IS NOT DISTINCT FROM l.old_subscribed
      ), inserted AS (
        INSERT INTO contacts (project_id, email, subscribed, data)
        SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM i
-        WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.email = i.email)
+        WHERE NOT EXISTS (SELECT 1 FROM locked l WHERE l.email = i.email)
         ORDER BY i.email
        ON CONFLICT (project_id, email) DO NOTHING
        RETURNING id, email, NULL::boolean AS old_subscribed, subscribed, true AS is_new, true AS changed, data
@@ -79,7 +83,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
        SELECT (SELECT contacts FROM billing_limits WHERE project_id = $1) AS contacts_cap, ${hasEndpointSql('$1')} AS hooked
      )
      SELECT u.id, u.email, u.old_subscribed, u.subscribed, u.is_new, u.changed, CASE WHEN p.hooked THEN u.data END AS data, p.contacts_cap, p.hooked
-       FROM (SELECT * FROM updated UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
+       FROM (SELECT * FROM updated UNION ALL SELECT * FROM unchanged UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
     [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)],
   );
 }

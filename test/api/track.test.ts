@@ -34,6 +34,38 @@ describe('POST /v1/track and events', () => {
     expect(names).toHaveLength(4);
   });
 
+  it('writes the contact only when its data or subscription changes; the event is stored either way', async () => {
+    const row = async (id: string) =>
+      (await given.api.dataSource.query('SELECT xmin::text AS version, updated_at, data, subscribed FROM contacts WHERE id = $1', [id]))[0];
+    const first = await track({ email: 'steady@example.com', event: 'a', data: { plan: 'pro', seats: 3 } });
+    const id = first.body.data.contact;
+    const before = await row(id);
+    // The same values, a key unset that it does not have, a transient value and the subscription it has: nothing changes.
+    for (const body of [
+      { email: 'STEADY@example.com', event: 'b', data: { plan: 'pro' } },
+      { email: 'steady@example.com', event: 'c', data: { seats: 3, missing: null, once: { value: 1, persistent: false } } },
+      { email: 'steady@example.com', event: 'd', subscribed: true },
+      { email: 'steady@example.com', event: 'e' },
+    ]) {
+      const answer = await track(body);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data.contact).toBe(id);
+    }
+    expect(await row(id)).toEqual(before);
+    expect((await eventsOf(id)).map((event: { name: string }) => event.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
+
+    await track({ email: 'steady@example.com', event: 'f', data: { seats: 4 } });
+    const changed = await row(id);
+    expect(changed.version).not.toBe(before.version);
+    expect(changed.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(changed.data).toEqual({ plan: 'pro', seats: 4 });
+    await track({ email: 'steady@example.com', event: 'g', subscribed: false });
+    const unsubscribed = await row(id);
+    expect(unsubscribed.version).not.toBe(changed.version);
+    expect(unsubscribed.subscribed).toBe(false);
+    expect((await eventsOf(id)).map((event: { name: string }) => event.name)).toContain('contact.unsubscribed');
+  });
+
   it('refuses reserved event names with reserved_event and stores nothing', async () => {
     for (const event of ['email.opened', 'contact.subscribed', 'contact.unsubscribed', 'segment.vip-customers.entry', 'segment.vip.exit']) {
       const answer = await track({ email: 'reserved@example.com', event });
