@@ -1,8 +1,8 @@
 /**
- * The resident memory of the campaign bench's process tree, read from /proc (Linux): the bench's
- * own process (the API, and the local SES server standing in for AWS) with every descendant
- * (the worker, the Temporal dev server), and the Postgres server's tree. RSS counts pages shared
- * between processes (Postgres's shared buffers) once per process; PSS shares them out.
+ * The resident memory of Herald's processes during the campaign bench, read from /proc (Linux):
+ * each part is a root process with its descendants (the API process, the worker process, the
+ * Temporal dev server, the Postgres server's tree), each process counted once. RSS counts pages
+ * shared between processes (Postgres's shared buffers) once per process; PSS shares them out.
  * Elsewhere every reading is 0.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ export interface Memory {
   pss: number;
 }
 
-/** A tree's memory, in total and by part: `bench` (the first root), `worker` (other Node processes), and the other processes by name (`temporal`, `postgres`). */
+/** The memory of the parts' trees, in total and by part. */
 export interface TreeMemory extends Memory {
   parts: Record<string, Memory>;
 }
@@ -50,35 +50,38 @@ function processTable(): { children: Map<number, number[]>; names: Map<number, s
   return { children, names };
 }
 
-/** What part of the tree a process is, by its command name. */
-function partOf(pid: number, benchPid: number | undefined, name = 'other'): string {
-  if (pid === benchPid) return 'bench';
-  return name === 'node' ? 'worker' : name;
+/** The first child of `parent` named `name` (a process's command name), if any. */
+export function childNamed(parent: number, name: string): number | undefined {
+  const { children, names } = processTable();
+  return (children.get(parent) ?? []).find((pid) => names.get(pid) === name);
 }
 
-/** RSS and PSS, in bytes, of the given processes and all their descendants, each counted once, with their parts. */
-export function treeMemory(roots: (number | undefined)[]): TreeMemory {
+/** RSS and PSS, in bytes, of each part's root process with all its descendants, each process counted once, in total and by part. */
+export function treeMemory(roots: Record<string, number | undefined>): TreeMemory {
   const total: TreeMemory = { rss: 0, pss: 0, parts: {} };
   if (!existsSync('/proc')) return total;
-  const { children, names } = processTable();
+  const { children } = processTable();
   const seen = new Set<number>();
-  for (const queue = roots.filter((pid): pid is number => pid !== undefined); queue.length > 0; ) {
-    const pid = queue.pop()!;
-    if (seen.has(pid)) continue;
-    seen.add(pid);
-    const memory = memoryOf(pid);
-    if (memory) {
-      [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
-      const part = (total.parts[partOf(pid, roots[0], names.get(pid))] ??= { rss: 0, pss: 0 });
-      [part.rss, part.pss] = [part.rss + memory.rss, part.pss + memory.pss];
+  for (const [name, root] of Object.entries(roots)) {
+    if (root === undefined) continue;
+    const part = (total.parts[name] ??= { rss: 0, pss: 0 });
+    for (const queue = [root]; queue.length > 0; ) {
+      const pid = queue.pop()!;
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      const memory = memoryOf(pid);
+      if (memory) {
+        [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
+        [part.rss, part.pss] = [part.rss + memory.rss, part.pss + memory.pss];
+      }
+      queue.push(...(children.get(pid) ?? []));
     }
-    queue.push(...(children.get(pid) ?? []));
   }
   return total;
 }
 
 /** The tree's memory at its highest RSS (and the highest PSS) read every `everyMs` until stopped. */
-export function watchTreeMemory(roots: () => (number | undefined)[], everyMs = 500): { stop: () => TreeMemory } {
+export function watchTreeMemory(roots: () => Record<string, number | undefined>, everyMs = 500): { stop: () => TreeMemory } {
   let peak: TreeMemory = { rss: 0, pss: 0, parts: {} };
   let peakPss = 0;
   const read = () => {
