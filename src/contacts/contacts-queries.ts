@@ -44,7 +44,8 @@ interface Row {
  * Updates the contacts of the batch that exist (locked in email order, each one's subscription
  * read before the change) and inserts the others, in one statement. A contact whose data and
  * subscription the write leaves as they are is not written at all (its `updatedAt` stays; no
- * row version, index entries or WAL for an event that changes nothing of its contact). A row another transaction
+ * row version, index entries or WAL for an event that changes nothing of its contact): only the
+ * changed ones are updated, and the other locked ones answered as they are. A row another transaction
  * inserted after this statement's snapshot is skipped by the insert and left to the caller's
  * next round; rows are inserted in email order, so two batches never wait on each other in a circle.
  * The emails are given again as an array: Postgres plans `jsonb_to_recordset` for 100 rows
@@ -71,7 +72,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
      ), unchanged AS (
        SELECT l.id, l.email, l.old_subscribed, l.old_subscribed AS subscribed, false AS is_new, false AS changed, l.old_data AS data
          FROM locked l
-        WHERE l.new_data IS NOT DISTINCT FROM l.old_data AND l.new_subscribed IS NOT DISTINCT FROM l.old_subscribed
+        WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.id = l.id)
      ), inserted AS (
        INSERT INTO contacts (project_id, email, subscribed, data)
        SELECT $1, i.email, coalesce(i.subscribed, $3), i.set FROM i
