@@ -1,9 +1,8 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { freePort } from '../test/support/ports';
 import { npmScriptNodeArgs } from '../test/support/npm-scripts';
-import { waitFor, type Scratch } from './support';
+import { buildHerald, waitFor, type Scratch } from './support';
 
 /** How long the API process has to answer `/health` once started. */
 const READY_TIMEOUT_MS = 60_000;
@@ -20,7 +19,7 @@ export interface ApiProcess {
  * `/health` answers 200. It stops (SIGTERM, SIGKILL after 10 s) with the scratch cleanup.
  */
 export async function startApiProcess(scratch: Scratch, env: Record<string, string | undefined>): Promise<ApiProcess> {
-  execFileSync(process.execPath, [path.resolve(__dirname, '../scripts/build.js')], { stdio: 'inherit' });
+  buildHerald();
   const port = await freePort();
   const child = spawn(process.execPath, npmScriptNodeArgs('start:api'), {
     env: { ...env, PORT: String(port), SMTP_RELAY_PORT: 'off' },

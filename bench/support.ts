@@ -52,6 +52,11 @@ const ROOT = path.resolve(__dirname, '..');
 /** How `npm run build` compiles Herald (a plain JavaScript module, as the build runs before any compilation). */
 const { compileOptions } = require('../scripts/compile-options') as { compileOptions: BuildOptions };
 
+/** Makes or refreshes the build in dist/app, as every start command does first (`node scripts/build.js`; nothing is written while it is current). */
+export function buildHerald(): void {
+  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
+}
+
 /**
  * The Node arguments that start the benches' worker (bench/campaign-worker.ts) as
  * `npm run start:worker` starts Herald's: on the build in dist/app (made or refreshed here, with
@@ -59,7 +64,7 @@ const { compileOptions } = require('../scripts/compile-options') as { compileOpt
  * compiles a whole tree, so a later build drops the bench worker; it is compiled again each run.
  */
 export function builtWorkerArgs(): string[] {
-  execFileSync(process.execPath, [path.join(ROOT, 'scripts/build.js')], { stdio: 'inherit' });
+  buildHerald();
   const outdir = path.join(ROOT, 'dist/app/bench');
   buildSync({ entryPoints: [path.join(__dirname, 'campaign-worker.ts')], outdir, ...compileOptions });
   return [...npmScriptNodeArgs('start:worker').slice(0, -1), path.join(outdir, 'campaign-worker.js')];

@@ -313,7 +313,7 @@ function main(): Promise<boolean> {
     onCleanup(herald.stop);
     const { project } = await signupWithProject(herald, 'Bench');
     console.log(await addSubscribers(herald.url, project.secretKey));
-    console.log(`tracked data: ${SAME_DATA ? "the same on every event of a contact (BENCH_TRACK_DATA=same)" : 'changes the contact nine times in ten'}`);
+    console.log(`tracked data: ${SAME_DATA ? 'the same on every event of a contact (BENCH_TRACK_DATA=same)' : 'changes the contact nine times in ten'}`);
     const heraldFigures = await measure('Herald', herald, project.secretKey, postgresPid, db);
     await herald.stop();
 
