@@ -119,8 +119,13 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
      * (RUNNING) and runs it, in one call (recordAndRunStepWith).
      */
     async recordAndRunStep(execution: ExecutionRef, graphStep: GraphStep): Promise<RecordedStepResult> {
-      return recordAndRunStepWith(activities)(execution, graphStep);
+      return recordAndRunStepWith(recordedCalls)(execution, graphStep);
     },
+  };
+  /** The step's own work right after its record found the execution under way: the email step does not ask again. */
+  const recordedCalls: RecordedStepCalls = {
+    ...activities,
+    sendWorkflowEmail: (execution, stepId, config) => step(() => emails.send(execution, stepId, config, true)),
   };
   return activities;
 }

@@ -1,19 +1,18 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionRef } from '../../workflows/shared';
 import { assertWithinEmailLimit, BillingLimitExceededError } from '../billing/limits';
-import { findContact } from '../contacts/contacts-queries';
-import { assertVerifiedSender } from '../domains/sender-check';
+import { senderDomains, unverifiedSender } from '../domains/sender-check';
 import type { EmailType } from '../entities/template';
-import { ApiError } from '../http/errors';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError, TemplateSyntaxError } from '../rendering/renderer';
 import { EmailNotFoundError, type Delivery } from '../sending/delivery';
-import { emailExists, findProjectTemplate, isSuppressed } from '../sending/send-queries';
+import { findProjectTemplate } from '../sending/send-queries';
 import { emitEmailEvents } from '../webhooks/email-webhooks';
 import { workflowEmailId } from './email-ids';
 import { PermanentStepError } from './errors';
 import type { ExecutionRecords, SkipReason } from './execution-records';
-import { insertStepEmail, isExecutionActive } from './executions-queries';
+import { insertStepEmail, stepEmailChecks } from './email-step-queries';
+import { isExecutionActive } from './executions-queries';
 
 /** A SEND_EMAIL step's config: a template, or an inline message (MARKETING unless told otherwise). */
 export interface SendEmailConfig {
@@ -60,39 +59,45 @@ export class EmailStep {
     private readonly records: ExecutionRecords,
   ) {}
 
-  async send(execution: ExecutionRef, stepId: string, config: SendEmailConfig): Promise<EmailStepResult> {
+  /**
+   * Sends the step's email. `recorded`: the caller has just recorded this step on the execution,
+   * which found it under way, so it is not asked again.
+   */
+  async send(execution: ExecutionRef, stepId: string, config: SendEmailConfig, recorded = false): Promise<EmailStepResult> {
     const emailId = workflowEmailId(execution.executionId, stepId);
-    if (!(await isExecutionActive(this.dataSource.manager, execution.executionId))) {
+    if (!recorded && !(await isExecutionActive(this.dataSource.manager, execution.executionId))) {
       await this.records.abandonStepEmail(execution.executionId, 'The workflow execution ended before this email was sent');
       return { emailId, outcome: 'NOT_ACTIVE' };
     }
-    if (!(await emailExists(this.dataSource.manager, emailId))) {
-      const skipped = await this.queue(execution, emailId, config);
-      if (skipped) {
-        await this.records.recordSkip(execution.executionId, stepId, skipped);
-        return { emailId, outcome: 'SKIPPED', skipped };
-      }
+    const skipped = await this.queue(execution, emailId, config);
+    if (skipped) {
+      await this.records.recordSkip(execution.executionId, stepId, skipped);
+      return { emailId, outcome: 'SKIPPED', skipped };
     }
     return { emailId, outcome: await this.deliver(emailId) };
   }
 
   /**
    * Checks sender, suppression and subscription, then writes the QUEUED record, in one
-   * transaction that the project's emails cap rolls back; the reason when the step is skipped instead.
+   * transaction that the project's emails cap rolls back; the reason when the step is skipped
+   * instead. A record an earlier attempt wrote is left to be delivered, whatever changed since.
    */
   private async queue(execution: ExecutionRef, emailId: string, config: SendEmailConfig): Promise<SkipReason | undefined> {
-    const message = await this.message(execution.projectId, config);
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const contact = await findContact(manager, execution.projectId, execution.contactId);
+        const message = await this.message(manager, execution.projectId, config);
+        const checks = await stepEmailChecks(manager, {
+          projectId: execution.projectId,
+          contactId: execution.contactId,
+          emailId,
+          senderDomains: message ? senderDomains(message.from) : [],
+        });
+        if (checks.written) return undefined;
+        if (!message) throw new PermanentStepError(`Template ${config.templateId} no longer exists`);
+        const { contact } = checks;
         if (!contact) return 'contact_deleted';
-        try {
-          await assertVerifiedSender(manager, execution.projectId, message.from);
-        } catch (err) {
-          if (err instanceof ApiError) throw new PermanentStepError(err.message);
-          throw err;
-        }
-        if (await isSuppressed(manager, execution.projectId, contact.email)) {
+        if (!checks.verifiedSender) throw new PermanentStepError(unverifiedSender(message.from).message);
+        if (checks.suppressed) {
           const email = { id: emailId, projectId: execution.projectId, contactId: contact.id, toEmail: contact.email, subject: message.subject, campaignId: null };
           await emitEmailEvents(manager, 'email.suppressed', [{ email: { ...email, templateId: message.templateId, workflowId: execution.workflowId }, detail: {} }]);
           return 'suppressed';
@@ -121,11 +126,11 @@ export class EmailStep {
     }
   }
 
-  /** The template's message, or the inline one; a template that no longer exists fails the step. */
-  private async message(projectId: string, config: SendEmailConfig): Promise<StepMessage> {
+  /** The template's message (undefined when the template no longer exists), or the inline one. */
+  private async message(manager: EntityManager, projectId: string, config: SendEmailConfig): Promise<StepMessage | undefined> {
     if (config.templateId) {
-      const template = await findProjectTemplate(this.dataSource.manager, projectId, config.templateId);
-      if (!template) throw new PermanentStepError(`Template ${config.templateId} no longer exists`);
+      const template = await findProjectTemplate(manager, projectId, config.templateId);
+      if (!template) return undefined;
       const { id, subject, body, from, fromName, replyTo, type } = template;
       return { templateId: id, subject, body, from, fromName, replyTo, type };
     }

@@ -1,6 +1,5 @@
 import type { EntityManager } from 'typeorm';
 import type { Graph } from '../../workflows/shared';
-import type { EmailType } from '../entities/template';
 import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
 
 /**
@@ -212,36 +211,6 @@ export async function appendSkip(manager: EntityManager, executionId: string, sk
 export async function currentStepId(manager: EntityManager, executionId: string): Promise<string | null> {
   const [row]: { current_step_id: string | null }[] = await manager.query('SELECT current_step_id FROM workflow_executions WHERE id = $1', [executionId]);
   return row?.current_step_id ?? null;
-}
-
-/** The message of a SEND_EMAIL step's email record. */
-export interface StepEmailValues {
-  id: string;
-  projectId: string;
-  contactId: string;
-  templateId: string | null;
-  type: EmailType;
-  toEmail: string;
-  from: string;
-  fromName: string | null;
-  replyTo: string | null;
-  subject: string;
-  body: string;
-  variables: Record<string, unknown>;
-}
-
-/** Inserts a SEND_EMAIL step's QUEUED email record (source WORKFLOW); false when a record with its id exists already. */
-export async function insertStepEmail(manager: EntityManager, email: StepEmailValues): Promise<boolean> {
-  const inserted: unknown[] = await manager.query(
-    `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", from_name, reply_to, subject, body, variables, status)
-     VALUES ($1, $2, $3, $4, 'WORKFLOW', $5, $6, $7, $8, $9, $10, $11, $12, 'QUEUED')
-     ON CONFLICT (id) DO NOTHING RETURNING id`,
-    [
-      email.id, email.projectId, email.contactId, email.templateId, email.type, email.toEmail, email.from, email.fromName,
-      email.replyTo, email.subject, email.body, JSON.stringify(email.variables),
-    ],
-  );
-  return inserted.length > 0;
 }
 
 /** The name of the project's workflow; undefined when it no longer exists. */

@@ -97,11 +97,15 @@ export function pendingDomain(manager: EntityManager, id: string): Promise<Domai
   return manager.findOneBy(Domain, { id, status: 'PENDING' });
 }
 
+/**
+ * SQL that is true when one of the domains in the text array `domainsColumn` is a VERIFIED
+ * domain of the project in `projectColumn`.
+ */
+export const verifiedDomainSql = (projectColumn: string, domainsColumn: string) =>
+  `EXISTS (SELECT 1 FROM domains d WHERE d.project_id = ${projectColumn} AND d.status = 'VERIFIED' AND d.domain = ANY(${domainsColumn}))`;
+
 /** Whether one of `domains` is a VERIFIED domain of the project. */
 export async function hasVerifiedDomain(manager: EntityManager, projectId: string, domains: string[]): Promise<boolean> {
-  const rows: unknown[] = await manager.query(
-    `SELECT 1 FROM domains WHERE project_id = $1 AND status = 'VERIFIED' AND domain = ANY($2::text[]) LIMIT 1`,
-    [projectId, domains],
-  );
-  return rows.length > 0;
+  const [row]: { verified: boolean }[] = await manager.query(`SELECT ${verifiedDomainSql('$1::uuid', '$2::text[]')} AS verified`, [projectId, domains]);
+  return row.verified;
 }

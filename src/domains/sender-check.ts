@@ -13,23 +13,31 @@ function domainAndParents(domain: string): string[] {
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 }
 
+/** The domains that verify `from`: its domain and each parent domain of it. */
+export function senderDomains(from: string): string[] {
+  return domainAndParents(domainOf(from));
+}
+
 /** Whether the domain of `from` is a verified domain of the project or a subdomain of one. */
 export function isVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<boolean> {
-  return hasVerifiedDomain(manager, projectId, domainAndParents(domainOf(from)));
+  return hasVerifiedDomain(manager, projectId, senderDomains(from));
 }
 
 /**
- * Refuses (403, as SPEC "Errors" says) a `from` address whose domain is neither a
+ * The refusal (403, as SPEC "Errors" says) of a `from` address whose domain is neither a
  * verified domain of the project nor a subdomain of one.
  */
-export async function assertVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<void> {
+export function unverifiedSender(from: string): ApiError {
   const domain = domainOf(from);
-  if (!(await isVerifiedSender(manager, projectId, from))) {
-    throw new ApiError(
-      403,
-      'INTERNAL_SERVER_ERROR',
-      `The sender domain ${domain} is not verified for this project. Add it with POST /domains and publish its DNS records to verify it.`,
-      { details: { domain }, suggestion: `Verify ${domain} (or a parent domain) under /domains before sending from it.` },
-    );
-  }
+  return new ApiError(
+    403,
+    'INTERNAL_SERVER_ERROR',
+    `The sender domain ${domain} is not verified for this project. Add it with POST /domains and publish its DNS records to verify it.`,
+    { details: { domain }, suggestion: `Verify ${domain} (or a parent domain) under /domains before sending from it.` },
+  );
+}
+
+/** Refuses `from` with unverifiedSender's error unless the project may send from its domain. */
+export async function assertVerifiedSender(manager: EntityManager, projectId: string, from: string): Promise<void> {
+  if (!(await isVerifiedSender(manager, projectId, from))) throw unverifiedSender(from);
 }

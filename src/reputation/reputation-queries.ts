@@ -51,14 +51,18 @@ export async function projectWindow(manager: EntityManager, projectId: string): 
   };
 }
 
+/**
+ * SQL for why none of the project in `projectColumn` may send: the reason it was disabled
+ * (suspended), `disabled` when none was given; null while it may send. The one definition that
+ * every check before a send uses.
+ */
+export const disabledReasonSql = (projectColumn: string) =>
+  `(SELECT CASE WHEN p.disabled THEN coalesce(p.disabled_reason, 'disabled') END FROM projects p WHERE p.id = ${projectColumn})`;
+
 /** Why none of the project's email may go out: the reason it was disabled (suspended); undefined while it may send. */
 export async function disabledReason(manager: EntityManager, projectId: string): Promise<string | undefined> {
-  const [row]: { disabled: boolean; disabled_reason: string | null }[] = await manager.query(
-    'SELECT disabled, disabled_reason FROM projects WHERE id = $1',
-    [projectId],
-  );
-  if (!row?.disabled) return undefined;
-  return row.disabled_reason ?? 'disabled';
+  const [row]: { reason: string | null }[] = await manager.query(`SELECT ${disabledReasonSql('$1')} AS reason`, [projectId]);
+  return row.reason ?? undefined;
 }
 
 /** Locks the project row for the rest of the transaction; whether it is disabled (undefined when it does not exist). */

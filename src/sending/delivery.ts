@@ -9,7 +9,6 @@ import { MailEventApplier } from '../mail-events/mail-event-applier';
 import type { Mailer, OutgoingMessage } from '../mailer/types';
 import { PermanentMailError } from '../mailer/types';
 import { domainOf, isVerifiedSender } from '../domains/sender-check';
-import { disabledReason } from '../reputation/reputation-queries';
 import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
 import { loadParts } from './email-contents-queries';
@@ -19,9 +18,8 @@ import {
   cancelScheduledEmail,
   claimQueuedEmails,
   failQueuedEmail,
-  findContact,
+  findDeliverableEmail,
   findEmail,
-  isSuppressed,
   releaseScheduledEmail,
   type ReleasedEmail,
   suppressQueuedEmail,
@@ -74,19 +72,22 @@ export class Delivery {
     this.writes = this.batchWrites();
   }
 
-  /** Delivers one email (`/v1/send`, workflow and test emails); the email of a disabled project is marked FAILED instead. */
+  /**
+   * Delivers one email (`/v1/send`, workflow and test emails): loaded with its project's standing,
+   * its suppression and its contact in one statement; the email of a disabled project is marked
+   * FAILED instead, and a suppressed one SUPPRESSED.
+   */
   async deliver(emailId: string): Promise<DeliveryOutcome> {
-    const email = await findEmail(this.dataSource.manager, emailId);
+    const email = await findDeliverableEmail(this.dataSource.manager, emailId);
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
     if (email.status !== 'QUEUED') return 'ALREADY_HANDLED';
-    if ((await disabledReason(this.dataSource.manager, email.projectId)) !== undefined) {
+    if (email.disabledReason !== null) {
       await this.fail(email, PROJECT_SUSPENDED_REASON);
       return 'PROJECT_DISABLED';
     }
-    if (await isSuppressed(this.dataSource.manager, email.projectId, email.toEmail)) return this.markSuppressed(email);
-    const contact = email.contactId ? await findContact(this.dataSource.manager, email.contactId) : null;
+    if (email.suppressed) return this.markSuppressed(email);
     const parts = await loadParts(this.dataSource.manager, email);
-    const message = await composeMessage(this.config, { ...email, ...parts }, contact, parts.attachments);
+    const message = await composeMessage(this.config, { ...email, ...parts }, email.contact, parts.attachments);
     return this.send(email, message, this.writes);
   }
 

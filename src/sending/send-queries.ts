@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { Contact } from '../entities/contact';
 import { Email } from '../entities/email';
+import { disabledReasonSql } from '../reputation/reputation-queries';
 import type { SuppressionReason } from '../entities/suppression';
 import { Template } from '../entities/template';
 
@@ -31,9 +31,31 @@ export function findEmail(manager: EntityManager, id: string): Promise<Email | n
   return manager.getRepository(Email).findOneBy({ id });
 }
 
-/** A contact by id; null when it was deleted. */
-export function findContact(manager: EntityManager, id: string): Promise<Contact | null> {
-  return manager.getRepository(Contact).findOneBy({ id });
+/**
+ * A single email to deliver, with everything its delivery checks and renders besides its shared
+ * content: the project's reason not to send (`disabledReason`, null while it may), whether its
+ * address or domain is suppressed now, and its contact (null when it has none or it was deleted).
+ */
+export type DeliverableEmail = Pick<
+  Email,
+  | 'id' | 'projectId' | 'contactId' | 'campaignId' | 'templateId' | 'status' | 'type' | 'toEmail' | 'toName' | 'from' | 'fromName'
+  | 'replyTo' | 'subject' | 'body' | 'contentId' | 'headers' | 'variables'
+> & { disabledReason: string | null; suppressed: boolean; contact: { id: string; data: Record<string, unknown> } | null };
+
+/** An email record by id with what delivering it checks (DeliverableEmail), in one statement; undefined when there is none (yet). */
+export async function findDeliverableEmail(manager: EntityManager, id: string): Promise<DeliverableEmail | undefined> {
+  const [row]: DeliverableEmail[] = await manager.query(
+    `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
+            e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
+            e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
+            ${disabledReasonSql('e.project_id')} AS "disabledReason",
+            ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
+            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact
+       FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
+      WHERE e.id = $1`,
+    [id],
+  );
+  return row;
 }
 
 /** Marks an email FAILED with the reason (at most 1,000 characters) if it is still QUEUED; answers whether it was. */

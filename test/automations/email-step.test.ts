@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ArrayContains } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { ContactsService } from '../../src/contacts/contacts-service';
@@ -81,7 +82,26 @@ describe('SEND_EMAIL steps', () => {
     expect(await sentTo(email)).toHaveLength(0);
   });
 
-  it('sends a step once however often its activity runs', async () => {
+  it('skips an address whose whole domain is suppressed', async () => {
+    const { workflowId, stepIds } = await createWorkflow(given.dataSource, given.projectId, {
+      steps: [{ key: 'send', type: 'SEND_EMAIL', config: { subject: 'Receipt', body: '<p>Paid</p>', from: `billing@${given.domain}`, type: 'TRANSACTIONAL' } }],
+    });
+    const { contactId, email } = await createContact(given.dataSource, given.projectId, { email: `someone@${randomUUID()}.example.test` });
+    await given.dataSource.query(`INSERT INTO suppressions (project_id, value, reason) VALUES ($1, $2, 'MANUAL')`, [given.projectId, email.split('@')[1]]);
+    const started = (await startExecution(given.deps, { projectId: given.projectId, workflowId, contactId }))!;
+    const ended = await until(() => execution(started.id), (row) => row.status === 'COMPLETED');
+    expect(ended.context.skipped).toEqual([{ stepId: stepIds.send, reason: 'suppressed', at: expect.any(String) }]);
+    expect(await sentTo(email)).toHaveLength(0);
+  });
+
+  it('sends from a subdomain of a verified domain', async () => {
+    const { ended, email } = await runSend({ subject: 'News', body: '<p>News</p>', from: `news@mail.${given.domain}`, type: 'TRANSACTIONAL' });
+    expect(ended.status).toBe('COMPLETED');
+    expect((await sentTo(email))[0]?.from).toContain(`news@mail.${given.domain}`);
+  });
+
+  /** An EmailStep of its own, and a RUNNING execution of a new one-step workflow for a new contact. */
+  async function directStep() {
     const config = loadConfig(process.env);
     const contacts = new ContactsService(given.dataSource, new EventDispatcher());
     const delivery = new Delivery(given.dataSource, createMailer(config, given.dataSource), config, contacts);
@@ -92,7 +112,37 @@ describe('SEND_EMAIL steps', () => {
       `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status) VALUES ($1, $2, $3, 'RUNNING') RETURNING id`,
       [given.projectId, workflowId, contactId],
     );
-    const ref = { executionId, projectId: given.projectId, workflowId, contactId, context: {} };
+    return { step, email, ref: { executionId, projectId: given.projectId, workflowId, contactId, context: {} } };
+  }
+
+  it('skips the email of a contact deleted before the step, and delivers one an earlier attempt wrote although its template was deleted since', async () => {
+    const { step, email, ref } = await directStep();
+    const [{ id: templateId }]: { id: string }[] = await given.dataSource.query(
+      `INSERT INTO templates (project_id, name, subject, body, "from", type) VALUES ($1, 'Welcome', 'Welcome', '<p>Hi</p>', $2, 'TRANSACTIONAL') RETURNING id`,
+      [given.projectId, `hello@${given.domain}`],
+    );
+    // An earlier attempt wrote the email, then stopped before its delivery.
+    await given.dataSource.query(
+      `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, "from", subject, body, variables, status)
+       VALUES ($1, $2, $3, $4, 'WORKFLOW', 'TRANSACTIONAL', $5, $6, 'Welcome', '<p>Hi</p>', '{}', 'QUEUED')`,
+      [workflowEmailId(ref.executionId, 'step-a'), given.projectId, ref.contactId, templateId, email, `hello@${given.domain}`],
+    );
+    await given.dataSource.query('DELETE FROM templates WHERE id = $1', [templateId]);
+    expect(await step.send(ref, 'step-a', { templateId }, true)).toMatchObject({ outcome: 'SENT' });
+    expect(await sentTo(email)).toHaveLength(1);
+    // Not written yet, the step of a deleted template fails for good.
+    await expect(step.send(ref, 'step-b', { templateId }, true)).rejects.toThrow(`Template ${templateId} no longer exists`);
+
+    await given.dataSource.query('DELETE FROM contacts WHERE id = $1', [ref.contactId]);
+    const sendConfig = { subject: 'Gone', body: '<p>Gone</p>', from: `news@${given.domain}` };
+    expect(await step.send(ref, 'step-c', sendConfig, true)).toMatchObject({ outcome: 'SKIPPED', skipped: 'contact_deleted' });
+    expect(await given.dataSource.query('SELECT 1 FROM emails WHERE id = $1', [workflowEmailId(ref.executionId, 'step-c')])).toHaveLength(0);
+    expect(await sentTo(email)).toHaveLength(1);
+  });
+
+  it('sends a step once however often its activity runs', async () => {
+    const { step, email, ref } = await directStep();
+    const { executionId } = ref;
     const sendConfig = { subject: 'Once', body: '<p>Once</p>', from: `news@${given.domain}` };
     expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'SENT' });
     expect(await step.send(ref, 'step-a', sendConfig)).toMatchObject({ outcome: 'ALREADY_HANDLED' });
