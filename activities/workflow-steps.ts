@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import type { ExecutionRef, GraphStep, RecordedStepResult } from '../workflows/shared';
+import type { ExecutionRef, GraphStep, RecordedStepResult, StepEnd } from '../workflows/shared';
 import type { Condition } from '../src/conditions/condition';
 import type { Config } from '../src/config';
 import type { ContactsService } from '../src/contacts/contacts-service';
@@ -40,9 +40,10 @@ async function step<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The calls a step recorded and run in one goes through: the execution record's move and the step's own activity. */
+/** The calls a step recorded and run in one goes through: the execution record's moves and the step's own activity. */
 export interface RecordedStepCalls {
   recordExecutionStep(executionId: string, stepId: string, status: ActiveStatus): Promise<boolean>;
+  finishExecution(executionId: string, status: FinalStatus, error?: string | null, stepId?: string): Promise<boolean>;
   sendWorkflowEmail(execution: ExecutionRef, stepId: string, config: SendEmailConfig): Promise<unknown>;
   evaluateCondition(projectId: string, contactId: string, condition: Condition, eventData?: Record<string, unknown>): Promise<boolean>;
   updateWorkflowContact(projectId: string, contactId: string, config: UpdateContactConfig): Promise<unknown>;
@@ -52,22 +53,26 @@ export interface RecordedStepCalls {
  * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step as the execution's current one
  * (RUNNING) and runs it, as recordExecutionStep and that step's activity would one after the
  * other: STOPPED when the execution already ended (nothing is run), the branch a CONDITION chose,
- * or null to go on along the plain transition. Safe to run again: the record is rewritten and
- * the step's activity is itself safe to repeat.
+ * or null to go on along the plain transition. With `end` (a SEND_EMAIL or UPDATE_CONTACT step
+ * whose plain transition ends the execution) it then ends the execution as finishExecution would:
+ * ENDED, or STOPPED when the record had ended meanwhile. Safe to run again: the record is
+ * rewritten, the step's activity is itself safe to repeat, and an ended record is never reopened.
  */
 export function recordAndRunStepWith(calls: RecordedStepCalls) {
-  return async (execution: ExecutionRef, graphStep: GraphStep): Promise<RecordedStepResult> => {
+  const ended = async (executionId: string, end: StepEnd): Promise<RecordedStepResult> =>
+    (await (end.status === 'EXITED' ? calls.finishExecution(executionId, 'EXITED', null, end.stepId) : calls.finishExecution(executionId, 'COMPLETED'))) ? 'ENDED' : 'STOPPED';
+  return async (execution: ExecutionRef, graphStep: GraphStep, end?: StepEnd): Promise<RecordedStepResult> => {
     if (!(await calls.recordExecutionStep(execution.executionId, graphStep.id, 'RUNNING'))) return 'STOPPED';
     const { config } = graphStep;
     switch (graphStep.type) {
       case 'SEND_EMAIL':
         await calls.sendWorkflowEmail(execution, graphStep.id, config as SendEmailConfig);
-        return null;
+        return end ? ended(execution.executionId, end) : null;
       case 'CONDITION':
         return (await calls.evaluateCondition(execution.projectId, execution.contactId, config.condition as Condition, execution.eventData)) ? 'yes' : 'no';
       case 'UPDATE_CONTACT':
         await calls.updateWorkflowContact(execution.projectId, execution.contactId, config as UpdateContactConfig);
-        return null;
+        return end ? ended(execution.executionId, end) : null;
       default:
         throw ApplicationFailure.create({ message: `Step "${graphStep.name}" (${graphStep.type}) is not recorded and run in one call`, type: 'InvalidStepConfig', nonRetryable: true });
     }
@@ -116,10 +121,10 @@ export function createWorkflowStepActivities(deps: { dataSource: DataSource; con
 
     /**
      * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step as the execution's current one
-     * (RUNNING) and runs it, in one call (recordAndRunStepWith).
+     * (RUNNING) and runs it, and with `end` ends the execution after it, in one call (recordAndRunStepWith).
      */
-    async recordAndRunStep(execution: ExecutionRef, graphStep: GraphStep): Promise<RecordedStepResult> {
-      return recordAndRunStepWith(recordedCalls)(execution, graphStep);
+    async recordAndRunStep(execution: ExecutionRef, graphStep: GraphStep, end?: StepEnd): Promise<RecordedStepResult> {
+      return recordAndRunStepWith(recordedCalls)(execution, graphStep, end);
     },
   };
   /** The step's own work right after its record found the execution under way: the email step does not ask again. */

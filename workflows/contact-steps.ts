@@ -6,7 +6,7 @@ import type { UpdateContactConfig } from '../src/automations/contact-steps';
 import type { SendEmailConfig } from '../src/automations/email-step';
 import type { WebhookConfig } from '../src/automations/webhook-step';
 import { durationMs } from './graph';
-import { eventReceived, type ExecutionRef, type GraphStep, type RecordedStepResult } from './shared';
+import { eventReceived, type ExecutionRef, type GraphStep, type RecordedStepResult, type StepEnd } from './shared';
 
 type StepActivities = ReturnType<typeof createWorkflowStepActivities>;
 
@@ -44,7 +44,7 @@ type RecordAndRunStep = StepActivities['recordAndRunStep'];
 
 /** recordAndRunStep with a SEND_EMAIL step's options for that step, a query's for CONDITION and UPDATE_CONTACT. */
 function byStepType(email: RecordAndRunStep, query: RecordAndRunStep): RecordAndRunStep {
-  return (execution, step) => (step.type === 'SEND_EMAIL' ? email : query)(execution, step);
+  return (execution, step, end) => (step.type === 'SEND_EMAIL' ? email : query)(execution, step, end);
 }
 
 /** Every call an activity task of its own, as executions that started before `contact-workflow-local-steps` make them. */
@@ -157,15 +157,22 @@ export function executionActivities(): ExecutionActivities {
 export type StepResult = Branch | 'EXIT' | undefined;
 
 /**
- * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step and runs it in one call. When that call
- * used up its attempts (an outage longer than the step's retries), the record is written by a
- * call of its own, retried for as long as the database is away as every record is, and the step
- * runs again with its own attempts: an execution that wakes during a database outage waits for
- * the database instead of failing.
+ * Records a SEND_EMAIL, CONDITION or UPDATE_CONTACT step and runs it in one call, which also
+ * writes `end` when given (ENDED). When that call used up its attempts (an outage longer than the
+ * step's retries), the record is written by a call of its own, retried for as long as the
+ * database is away as every record is, and the step runs again with its own attempts (the end is
+ * then left to the caller): an execution that wakes during a database outage waits for the
+ * database instead of failing.
  */
-export async function recordAndRunInstantStep(activities: ExecutionActivities, step: GraphStep, execution: ExecutionRef, inbox: EventInbox): Promise<RecordedStepResult> {
+export async function recordAndRunInstantStep(
+  activities: ExecutionActivities,
+  step: GraphStep,
+  execution: ExecutionRef,
+  inbox: EventInbox,
+  end?: StepEnd,
+): Promise<RecordedStepResult> {
   try {
-    return await activities.recordAndRunStep(execution, step);
+    return await activities.recordAndRunStep(execution, step, end);
   } catch (err) {
     if (!retriedOut(err)) throw err;
   }

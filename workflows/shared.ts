@@ -98,11 +98,18 @@ export interface ExecutionInput extends ExecutionRef {
 }
 
 /**
- * What recording and running a SEND_EMAIL, CONDITION or UPDATE_CONTACT step in one call answers:
- * STOPPED when the execution had already ended (the step did not run), the branch a CONDITION
- * chose, or null to go on along the plain transition.
+ * The end a SEND_EMAIL or UPDATE_CONTACT step recorded with its work also writes when its plain
+ * transition ends the execution: EXITED at the EXIT step after it, or COMPLETED at the end of its path.
  */
-export type RecordedStepResult = 'STOPPED' | 'yes' | 'no' | null;
+export type StepEnd = { status: 'EXITED'; stepId: string } | { status: 'COMPLETED' };
+
+/**
+ * What recording and running a SEND_EMAIL, CONDITION or UPDATE_CONTACT step in one call answers:
+ * STOPPED when the execution had already ended (before the step, which did not run, or before the
+ * end it was given), ENDED when the step ran and the call ended the execution with that end, the
+ * branch a CONDITION chose, or null to go on along the plain transition.
+ */
+export type RecordedStepResult = 'STOPPED' | 'ENDED' | 'yes' | 'no' | null;
 
 /**
  * How an execution ended: COMPLETED (end of its path), EXITED (an EXIT step), or STOPPED when

@@ -46,6 +46,13 @@ const LOCAL_STEPS_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-
 const ENTRY_DELAY_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-entry-delay.bin');
 /** Recorded before runWorkflowExecutionV2: a SEND_EMAIL whose five local attempts failed, then two of its activity task's. */
 const LOCAL_FALLBACK_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-local-fallback.bin');
+/**
+ * runWorkflowExecutionV2's histories recorded before a SEND_EMAIL step's call wrote the end after
+ * it, of the two graphs of the tests below (execution ids ...0002 and ...0003): the end by a
+ * finishExecution call of its own.
+ */
+const V2_STEPS_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-v2-steps.bin');
+const V2_ENTRY_DELAY_HISTORY = path.join(__dirname, 'histories', 'contact-workflow-v2-entry-delay.bin');
 
 /** The local activities a history ran, in order, by their markers. */
 function localActivities(history: proto.api.history.v1.IHistory): string[] {
@@ -115,7 +122,17 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     await expect(replay(fallback, executionWorkflowId('00000000-0000-4000-8000-000000000013'))).resolves.toBeUndefined();
   });
 
-  it('records each CONDITION, UPDATE_CONTACT and SEND_EMAIL step with its work and the EXIT step with the end, in one local activity each, webhooks as activity tasks, without patch markers; its history replays', async () => {
+  it('replays runWorkflowExecutionV2 histories recorded before the last step wrote the end in its call: the end by a call of its own', async () => {
+    const steps = proto.api.history.v1.History.decode(readFileSync(V2_STEPS_HISTORY));
+    expect(localActivities(steps)).toEqual(['recordExecutionStep', 'recordAndRunStep', 'recordExecutionStep', 'recordAndRunStep', 'recordAndRunStep', 'finishExecution']);
+    await expect(replay(steps, executionWorkflowId('00000000-0000-4000-8000-000000000002'))).resolves.toBeUndefined();
+    const entryDelay = proto.api.history.v1.History.decode(readFileSync(V2_ENTRY_DELAY_HISTORY));
+    expect(localActivities(entryDelay)).toEqual(['recordAndRunStep', 'finishExecution']);
+    expect(entryDelay.events).toHaveLength(7);
+    await expect(replay(entryDelay, executionWorkflowId('00000000-0000-4000-8000-000000000003'))).resolves.toBeUndefined();
+  });
+
+  it('records each CONDITION, UPDATE_CONTACT and SEND_EMAIL step with its work and the EXIT step with the end, in one local activity each (the end in the last step\'s), webhooks as activity tasks, without patch markers; its history replays', async () => {
     const input: ExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000002'),
       graph: {
@@ -137,7 +154,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     const events = history.events!;
     const scheduled = events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => event.activityTaskScheduledEventAttributes!.activityType!.name);
     expect(scheduled).toEqual(['callWebhook']);
-    expect(localActivities(history)).toEqual(['recordExecutionStep', 'recordAndRunStep', 'recordExecutionStep', 'recordAndRunStep', 'recordAndRunStep', 'finishExecution']);
+    expect(localActivities(history)).toEqual(['recordExecutionStep', 'recordAndRunStep', 'recordExecutionStep', 'recordAndRunStep', 'recordAndRunStep']);
     expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(0);
     expect(events.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes)).toHaveLength(0);
     // A workflow task at the start, after the timer and after the webhook's activity task.
@@ -145,7 +162,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
-  it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task of two local activities; its history replays', async () => {
+  it('goes on from the step after an entry DELAY that its start delay waited out, in one workflow task of one local activity that also ends it; its history replays', async () => {
     const input: ContactExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000003'),
       entryDelayed: true,
@@ -159,11 +176,30 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     expect(recorded).toEqual(['send']);
     expect(finished).toEqual([[input.executionId, 'EXITED', null, 'exit']]);
     const events = history.events!;
-    expect(localActivities(history)).toEqual(['recordAndRunStep', 'finishExecution']);
+    expect(localActivities(history)).toEqual(['recordAndRunStep']);
     expect(events.filter((event) => event.timerStartedEventAttributes)).toHaveLength(0);
     expect(events.filter((event) => event.workflowTaskCompletedEventAttributes)).toHaveLength(1);
-    // Started, the workflow task (scheduled, started, completed), two markers, completed.
-    expect(events).toHaveLength(7);
+    // Started, the workflow task (scheduled, started, completed), one marker, completed.
+    expect(events).toHaveLength(6);
+    await expect(replay(history, workflowId)).resolves.toBeUndefined();
+  });
+
+  it('ends an execution in the call of an UPDATE_CONTACT step at the end of its path, STOPPED when the record had ended meanwhile', async () => {
+    const input: ExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000008'),
+      graph: { steps: [step('update', 'UPDATE_CONTACT', { data: { plan: 'free' } })], transitions: [] },
+    };
+    const workflowId = executionWorkflowId(input.executionId);
+    const finished: unknown[][] = [];
+    // A cancel through the API ended the record while the step ran.
+    const finishExecution = async (...args: unknown[]) => finished.push(args) < 0;
+    const { outcome, history } = await temporal.withWorker(withActivities({ finishExecution }), async (taskQueue) => {
+      const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, { workflowId, taskQueue, args: [input] });
+      return { outcome: await handle.result(), history: await handle.fetchHistory() };
+    });
+    expect(outcome).toBe('STOPPED');
+    expect(finished).toEqual([[input.executionId, 'COMPLETED']]);
+    expect(localActivities(history)).toEqual(['recordAndRunStep']);
     await expect(replay(history, workflowId)).resolves.toBeUndefined();
   });
 
