@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { Email } from '../entities/email';
 import { disabledReasonSql } from '../reputation/reputation-queries';
+import { hasEndpointSql } from '../webhooks/sources-queries';
 import type { SuppressionReason } from '../entities/suppression';
 import { Template } from '../entities/template';
 
@@ -34,13 +35,14 @@ export function findEmail(manager: EntityManager, id: string): Promise<Email | n
 /**
  * A single email to deliver, with everything its delivery checks and renders besides its shared
  * content: the project's reason not to send (`disabledReason`, null while it may), whether its
- * address or domain is suppressed now, and its contact (null when it has none or it was deleted).
+ * address or domain is suppressed now, its contact (null when it has none or it was deleted), and
+ * whether the project had an enabled webhook endpoint (`hooked`: its `email.*` events are emitted).
  */
 export type DeliverableEmail = Pick<
   Email,
   | 'id' | 'projectId' | 'contactId' | 'campaignId' | 'templateId' | 'status' | 'type' | 'toEmail' | 'toName' | 'from' | 'fromName'
   | 'replyTo' | 'subject' | 'body' | 'contentId' | 'headers' | 'variables'
-> & { disabledReason: string | null; suppressed: boolean; contact: { id: string; data: Record<string, unknown> } | null };
+> & { disabledReason: string | null; suppressed: boolean; contact: { id: string; data: Record<string, unknown> } | null; hooked: boolean };
 
 /** An email record by id with what delivering it checks (DeliverableEmail), in one statement; undefined when there is none (yet). */
 export async function findDeliverableEmail(manager: EntityManager, id: string): Promise<DeliverableEmail | undefined> {
@@ -50,7 +52,8 @@ export async function findDeliverableEmail(manager: EntityManager, id: string): 
             e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
             ${disabledReasonSql('e.project_id')} AS "disabledReason",
             ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
-            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact
+            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
+            ${hasEndpointSql('e.project_id')} AS hooked
        FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
       WHERE e.id = $1`,
     [id],
