@@ -20,6 +20,7 @@ import { ScheduledEmails1764710000000 } from './1764710000000-scheduled-emails';
 import { RelayParts1764720000000 } from './1764720000000-relay-parts';
 import { LiteralContents1764730000000 } from './1764730000000-literal-contents';
 import { WebhookFairDispatch1764740000000 } from './1764740000000-webhook-fair-dispatch';
+import { ExecutionAwaitedEvents1764750000000 } from './1764750000000-execution-awaited-events';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   RelayParts1764720000000,
   LiteralContents1764730000000,
   WebhookFairDispatch1764740000000,
+  ExecutionAwaitedEvents1764750000000,
 ];

@@ -10,6 +10,12 @@ export function durationMs(duration: unknown): number | undefined {
   return amount * DURATION_UNITS[unit] * 1000;
 }
 
+/** The event names the graph's WAIT_FOR_EVENT steps wait for, each once: the only events an execution of it needs signalled. */
+export function awaitedEvents(graph: Graph): string[] {
+  const names = graph.steps.flatMap((step) => (step.type === 'WAIT_FOR_EVENT' && typeof step.config.eventName === 'string' ? [step.config.eventName] : []));
+  return [...new Set(names)];
+}
+
 /** The step with no incoming transition; undefined unless there is exactly one. */
 export function entryStep(graph: Graph): GraphStep | undefined {
   const targets = new Set(graph.transitions.map((transition) => transition.toStepId));

@@ -91,21 +91,23 @@ export async function insertStartedExecution(
     allowReentry: boolean;
     status: 'RUNNING' | 'WAITING';
     currentStepId: string | null;
+    /** The event names its graph waits for (awaitedEvents): the events of its contact signalled to it. */
+    awaitedEvents: string[];
   },
 ): Promise<{ execution?: WorkflowExecution; reentryRefused: boolean }> {
   const [row]: (Partial<ExecutionRow> & { refused: boolean })[] = await manager.query(
     `WITH earlier AS (
        SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
      ), inserted AS (
-       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id)
-       SELECT $1, $2, $3, $7, $8, $4, $5 FROM earlier WHERE NOT earlier.refused
+       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, awaited_events)
+       SELECT $1, $2, $3, $7, $8, $4, $5, $9 FROM earlier WHERE NOT earlier.refused
        ON CONFLICT DO NOTHING
        RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
      )
      SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
     [
       values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry,
-      values.status, values.currentStepId,
+      values.status, values.currentStepId, values.awaitedEvents,
     ],
   );
   return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow) } : {}), reentryRefused: row.refused };
@@ -141,11 +143,19 @@ export function executionById(manager: EntityManager, executionId: string): Prom
   return manager.findOneByOrFail(WorkflowExecution, { id: executionId });
 }
 
-/** The ids of the contact's RUNNING and WAITING executions in the project. */
-export async function activeExecutionIdsOfContact(manager: EntityManager, projectId: string, contactId: string): Promise<string[]> {
+/**
+ * SQL that is true when an execution (`e`) waits for one of the event names in `namesColumn`
+ * (a text array): its graph has a WAIT_FOR_EVENT step for it, or it started before executions
+ * recorded their awaited events (NULL: every event).
+ */
+export const awaitsEventSql = (namesColumn: string) => `(e.awaited_events IS NULL OR e.awaited_events && ${namesColumn})`;
+
+/** The contact's RUNNING or WAITING executions that wait for an event of that name (awaitsEventSql). */
+export async function executionsAwaitingEvent(manager: EntityManager, projectId: string, contactId: string, eventName: string): Promise<string[]> {
   const rows: { id: string }[] = await manager.query(
-    `SELECT id FROM workflow_executions WHERE project_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING')`,
-    [projectId, contactId],
+    `SELECT e.id FROM workflow_executions e
+      WHERE e.project_id = $1 AND e.contact_id = $2 AND e.status IN ('RUNNING', 'WAITING') AND ${awaitsEventSql('ARRAY[$3::text]')}`,
+    [projectId, contactId, eventName],
   );
   return rows.map((row) => row.id);
 }

@@ -1,19 +1,19 @@
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runWorkflowExecutionV2, type ContactExecutionInput } from '../../workflows/contact-workflow';
-import { entryDelay } from '../../workflows/graph';
+import { awaitedEvents, entryDelay } from '../../workflows/graph';
 import { eventReceived, executionSummary, executionWorkflowId, type ReceivedEvent } from '../../workflows/shared';
 import type { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
 import {
-  activeExecutionIdsOfContact,
   cancelActiveExecution,
   endExecution,
   executionById,
   insertStartedExecution,
   lockForStart,
   olderActiveExecutionId,
+  executionsAwaitingEvent,
 } from './executions-queries';
 import { findExecution } from './workflows-queries';
 
@@ -147,6 +147,7 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
         allowReentry: workflow.allowReentry,
         status: delay ? 'WAITING' : 'RUNNING',
         currentStepId: delay?.step.id ?? null,
+        awaitedEvents: awaitedEvents(graph),
       });
     let inserted = await insert();
     if (inserted.reentryRefused) return null;
@@ -194,9 +195,10 @@ export async function cancelExecution(deps: EngineDeps, projectId: string, workf
 }
 
 /**
- * Hands an event of a contact to each of its RUNNING or WAITING executions (signal
- * `eventReceived`); a WAIT_FOR_EVENT step waiting for that name moves on. Executions whose
- * Temporal workflow is gone are passed over. Returns how many were signalled.
+ * Hands an event of a contact to each of its RUNNING or WAITING executions whose graph waits for
+ * that name (signal `eventReceived`); a WAIT_FOR_EVENT step waiting for it moves on. The others,
+ * which would only drop it, are not woken. Executions whose Temporal workflow is gone are passed
+ * over. Returns how many were signalled.
  */
 export async function signalWaitingExecutions(
   deps: Pick<EngineDeps, 'dataSource' | 'temporal'>,
@@ -204,7 +206,7 @@ export async function signalWaitingExecutions(
   contactId: string,
   event: ReceivedEvent,
 ): Promise<number> {
-  const ids = await activeExecutionIdsOfContact(deps.dataSource.manager, projectId, contactId);
+  const ids = await executionsAwaitingEvent(deps.dataSource.manager, projectId, contactId, event.name);
   const signalled = await Promise.all(
     ids.map(async (id) => {
       try {

@@ -88,7 +88,8 @@ async function handleProject(deps: TriggerDeps, projectId: string, contacts: Map
 
 /**
  * Makes stored events drive workflows: every event with a contact (tracked, `contact.*`,
- * `segment.*.entry|exit`, `email.*`) is signalled to that contact's waiting executions and starts
+ * `segment.*.entry|exit`, `email.*`) is signalled to that contact's executions that wait for its
+ * name (signalWaitingExecutions) and starts
  * an execution of each enabled workflow it triggers (the engine drops a start while one is active,
  * or on reentry when not allowed). Safe to deliver twice: a signal carries the event id, which an
  * execution takes once, and an execution records its trigger event, which starts it once. A start or

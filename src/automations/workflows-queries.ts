@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { referencedFields, type Condition } from '../conditions/condition';
 import { isPlainObject } from '../contacts/data-rules';
 import { Workflow, WorkflowExecution, WorkflowStep, WorkflowTransition, type ExecutionStatus } from '../entities/workflow';
+import { awaitsEventSql } from './executions-queries';
 
 /**
  * The SQL of workflows, their graphs and executions. Indexes (migrations/1764100000000-workflows.ts):
@@ -161,7 +162,7 @@ export function triggeredWorkflows(manager: EntityManager, projectId: string, ev
 /**
  * What a batch of a project's events may set off, in one statement: whether an enabled workflow
  * is triggered by one of the event names, and which of the contacts have a RUNNING or WAITING
- * execution of any workflow of the project.
+ * execution of any workflow of the project that waits for one of them (awaitsEventSql).
  */
 export async function triggerCandidates(
   manager: EntityManager,
@@ -171,8 +172,9 @@ export async function triggerCandidates(
 ): Promise<{ triggered: boolean; active: Set<string> }> {
   const [row]: { triggered: boolean; active: string[] }[] = await manager.query(
     `SELECT EXISTS (SELECT 1 FROM workflows WHERE project_id = $1 AND enabled AND trigger_config->>'eventName' = ANY($2::text[])) AS triggered,
-            ARRAY(SELECT DISTINCT contact_id::text FROM workflow_executions
-                   WHERE project_id = $1 AND status IN ('RUNNING', 'WAITING') AND contact_id = ANY($3::uuid[])) AS active`,
+            ARRAY(SELECT DISTINCT e.contact_id::text FROM workflow_executions e
+                   WHERE e.project_id = $1 AND e.status IN ('RUNNING', 'WAITING') AND e.contact_id = ANY($3::uuid[])
+                     AND ${awaitsEventSql('$2::text[]')}) AS active`,
     [projectId, eventNames, contactIds],
   );
   return { triggered: row.triggered, active: new Set(row.active) };

@@ -50,6 +50,20 @@ describe('SEND_EMAIL steps', () => {
     expect(messages[0].headers['List-Unsubscribe']).toBeDefined();
   });
 
+  it('does not wake its execution with the email.sent of its own email: nothing in its graph waits for an event', async () => {
+    const { executionId, stepId, ended } = await runSend({ subject: 'Hi', body: '<p>Hi</p>', from: `news@${given.domain}`, type: 'TRANSACTIONAL' });
+    expect(ended.status).toBe('COMPLETED');
+    const emailId = workflowEmailId(executionId, stepId);
+    await until(
+      async () => ((await given.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE name = 'email.sent' AND data->>'emailId' = $1`, [emailId])) as { n: number }[])[0].n,
+      (n) => n === 1,
+    );
+    await until(async () => ((await given.dataSource.query('SELECT count(*)::int AS n FROM event_dispatches')) as { n: number }[])[0].n, (n) => n === 0);
+    const { events } = await given.temporal.client.workflow.getHandle(`wf-exec/${executionId}`).fetchHistory();
+    expect(events!.filter((event) => event.workflowExecutionSignaledEventAttributes)).toHaveLength(0);
+    expect(events!.filter((event) => event.workflowTaskFailedEventAttributes)).toHaveLength(0);
+  });
+
   it('skips MARKETING mail to an unsubscribed contact and records the skip on the execution', async () => {
     const { stepId, email, ended } = await runSend({ subject: 'News', body: '<p>News</p>', from: `news@${given.domain}` }, { subscribed: false });
     expect(ended.status).toBe('COMPLETED');

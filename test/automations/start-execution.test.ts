@@ -80,8 +80,12 @@ describe('startExecution, cancelExecution and signalWaitingExecutions', () => {
 
   it('waits out an entry DELAY as the workflow\'s start delay: the record starts WAITING at it, and an event signalled meanwhile does not cut it short', async () => {
     const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
-      steps: [{ key: 'delay', type: 'DELAY', config: { amount: 3, unit: 'seconds' } }, { key: 'exit', type: 'EXIT' }],
-      transitions: [['delay', 'exit']],
+      steps: [
+        { key: 'delay', type: 'DELAY', config: { amount: 3, unit: 'seconds' } },
+        { key: 'wait', type: 'WAIT_FOR_EVENT', config: { eventName: 'pageview', timeout: { amount: 1, unit: 'seconds' } } },
+        { key: 'exit', type: 'EXIT' },
+      ],
+      transitions: [['delay', 'wait'], ['wait', 'exit']],
     });
     const { contactId } = await createContact(dataSource, projectId);
     const execution = (await startExecution(deps, { projectId, workflowId, contactId }))!;
@@ -137,12 +141,33 @@ describe('startExecution, cancelExecution and signalWaitingExecutions', () => {
     const { contactId } = await createContact(dataSource, projectId, { data: { plan: 'free' } });
     const execution = (await startExecution(deps, { projectId, workflowId, contactId }))!;
     await until(() => statusOf(execution.id), (status) => status === 'WAITING');
-    expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'pageview', data: {} })).toBe(1);
+    // Only the events its graph waits for are signalled to it.
+    expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'pageview', data: {} })).toBe(0);
     expect(await statusOf(execution.id)).toBe('WAITING');
     expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'purchase', data: { amount: 5 } })).toBe(1);
     await until(() => statusOf(execution.id), (status) => status === 'COMPLETED');
     const [contact]: { data: Record<string, unknown> }[] = await dataSource.query('SELECT data FROM contacts WHERE id = $1', [contactId]);
     expect(contact.data).toEqual({ plan: 'free', purchased: true });
     expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'purchase', data: {} })).toBe(0);
+  });
+
+  it('records the events an execution\'s graph waits for as it starts, and signals an execution without that record every event', async () => {
+    const { workflowId } = await createWorkflow(dataSource, projectId, {
+      steps: [
+        { key: 'first', type: 'WAIT_FOR_EVENT', config: { eventName: 'purchase' } },
+        { key: 'second', type: 'WAIT_FOR_EVENT', config: { eventName: 'refund' } },
+        { key: 'third', type: 'WAIT_FOR_EVENT', config: { eventName: 'purchase' } },
+      ],
+      transitions: [['first', 'second', 'yes'], ['second', 'third', 'yes']],
+    });
+    const { contactId } = await createContact(dataSource, projectId);
+    const execution = (await startExecution(deps, { projectId, workflowId, contactId }))!;
+    const [row]: { awaited_events: string[] }[] = await dataSource.query('SELECT awaited_events FROM workflow_executions WHERE id = $1', [execution.id]);
+    expect(row.awaited_events).toEqual(['purchase', 'refund']);
+    expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'pageview', data: {} })).toBe(0);
+    // An execution started before executions recorded what they wait for.
+    await dataSource.query('UPDATE workflow_executions SET awaited_events = NULL WHERE id = $1', [execution.id]);
+    expect(await signalWaitingExecutions(deps, projectId, contactId, { name: 'pageview', data: {} })).toBe(1);
+    await cancelExecution(deps, projectId, workflowId, execution.id);
   });
 });
