@@ -22,11 +22,6 @@ export async function insertEmails(manager: EntityManager, values: Partial<Email
   return values.map((value, i) => manager.create(Email, { ...value, ...generatedMaps[i] }));
 }
 
-/** Whether an email record with this id exists. */
-export function emailExists(manager: EntityManager, id: string): Promise<boolean> {
-  return manager.getRepository(Email).existsBy({ id });
-}
-
 /** An email record by id; null when there is none (yet). */
 export function findEmail(manager: EntityManager, id: string): Promise<Email | null> {
   return manager.getRepository(Email).findOneBy({ id });
@@ -130,12 +125,6 @@ const domainSql = (column: string) => `substring(${column} from '@([^@]*)$')`;
 export const suppressedSql = (projectColumn: string, column: string) =>
   `EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn}
             AND s.value IN (${column}, ${domainSql(column)}))`;
-
-/** Whether the project never sends to this address: it, or its whole domain, is on the suppression list. */
-export async function isSuppressed(manager: EntityManager, projectId: string, email: string): Promise<boolean> {
-  const [row]: { suppressed: boolean }[] = await manager.query(`SELECT ${suppressedSql('$1::uuid', '$2::text')} AS suppressed`, [projectId, email.toLowerCase()]);
-  return row.suppressed;
-}
 
 /** The addresses among `emails` (compared lower-case, answered as given) that the project never sends to; one statement. */
 export async function suppressedAmong(manager: EntityManager, projectId: string, emails: string[]): Promise<Set<string>> {
