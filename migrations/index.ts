@@ -21,6 +21,7 @@ import { RelayParts1764720000000 } from './1764720000000-relay-parts';
 import { LiteralContents1764730000000 } from './1764730000000-literal-contents';
 import { WebhookFairDispatch1764740000000 } from './1764740000000-webhook-fair-dispatch';
 import { ExecutionAwaitedEvents1764750000000 } from './1764750000000-execution-awaited-events';
+import { ContactsHotUpdates1764760000000 } from './1764760000000-contacts-hot-updates';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   LiteralContents1764730000000,
   WebhookFairDispatch1764740000000,
   ExecutionAwaitedEvents1764750000000,
+  ContactsHotUpdates1764760000000,
 ];
