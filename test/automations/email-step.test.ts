@@ -58,7 +58,11 @@ describe('SEND_EMAIL steps', () => {
       async () => ((await given.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE name = 'email.sent' AND data->>'emailId' = $1`, [emailId])) as { n: number }[])[0].n,
       (n) => n === 1,
     );
-    await until(async () => ((await given.dataSource.query('SELECT count(*)::int AS n FROM event_dispatches')) as { n: number }[])[0].n, (n) => n === 0);
+    // The event was handed to its subscribers: no dispatch of the project is left (other suites' rows are theirs).
+    await until(
+      async () => ((await given.dataSource.query('SELECT count(*)::int AS n FROM event_dispatches WHERE project_id = $1', [given.projectId])) as { n: number }[])[0].n,
+      (n) => n === 0,
+    );
     const { events } = await given.temporal.client.workflow.getHandle(`wf-exec/${executionId}`).fetchHistory();
     expect(events!.filter((event) => event.workflowExecutionSignaledEventAttributes)).toHaveLength(0);
     expect(events!.filter((event) => event.workflowTaskFailedEventAttributes)).toHaveLength(0);
