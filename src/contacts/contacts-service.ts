@@ -3,6 +3,7 @@ import { assertWithinContactLimit } from '../billing/limits';
 import type { Contact } from '../entities/contact';
 import type { EventRecord } from '../entities/event-record';
 import type { EventDispatcher } from '../events/dispatcher';
+import { HeldConnection } from '../db/pipelined-transaction';
 import { commitWithEvents, completeDispatched, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
@@ -81,19 +82,27 @@ function subscriptionEvents(projectId: string, outcomes: queries.UpsertOutcome[]
  * (contacts API, /v1/track, /v1/send, imports, bulk jobs, workflow steps) comes here.
  */
 export class ContactsService {
+  /** The connection `commit` keeps for the transactions the track writer runs one after another. */
+  private readonly committer: HeldConnection;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly dispatcher: EventDispatcher,
-  ) {}
+  ) {
+    this.committer = new HeldConnection(dataSource);
+  }
 
   /** Runs work in a transaction whose stored events are dispatched after commit. */
   transaction<T>(work: (tx: EventTransaction) => Promise<T>): Promise<T> {
     return withEvents(this.dataSource, this.dispatcher, work);
   }
 
-  /** Runs work in a transaction and answers once it committed, with the dispatch of its stored events left to `dispatch`. */
+  /**
+   * Runs work in a transaction and answers once it committed, with the dispatch of its stored
+   * events left to the caller; these transactions run one after another on one connection kept for them.
+   */
   commit<T>(work: (tx: EventTransaction) => Promise<T>): Promise<Committed<T>> {
-    return commitWithEvents(this.dataSource, work);
+    return commitWithEvents(this.committer.run, work);
   }
 
   /** Delivers what committed transactions stored, together (see deliverDispatches); true when every subscriber succeeded. */

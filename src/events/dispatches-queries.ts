@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { GroupWriter } from '../db/group-writer';
+import type { RunQuery } from '../db/pipelined-transaction';
 import { EventRecord } from '../entities/event-record';
 import { eventRowsParameter, insertEventRows, setCreatedAt } from './events-queries';
 
@@ -41,24 +42,24 @@ const dispatchRows = (n: number) =>
 const dispatchRowsParameter = (batches: DispatchBatch[]) =>
   JSON.stringify(batches.map((batch) => ({ project_id: batch.projectId, event_ids: batch.events.map((event) => event.id), contact_ids: batch.contactIds })));
 
-/** Stores the batches' dispatch rows in the caller's transaction; answers their ids. */
-export async function enqueueDispatches(manager: EntityManager, batches: DispatchBatch[]): Promise<string[]> {
+/** Stores the batches' dispatch rows through `query` (the caller's transaction, or its last statement); answers their ids. */
+export async function enqueueDispatches(query: RunQuery, batches: DispatchBatch[]): Promise<string[]> {
   if (batches.length === 0) return [];
-  const rows: { id: string }[] = await manager.query(dispatchRows(1), [dispatchRowsParameter(batches), FIRST_RETRY_SECONDS]);
+  const rows = (await query(dispatchRows(1), [dispatchRowsParameter(batches), FIRST_RETRY_SECONDS])) as { id: string }[];
   return rows.map((row) => String(row.id));
 }
 
 /**
  * Inserts events (rows from newEventRecords, their `createdAt` set here) and stores the batches'
- * dispatch rows, in one statement of the caller's transaction; answers the dispatch ids.
+ * dispatch rows, in one statement run by `query` (the caller's transaction's last, sent with its COMMIT); answers the dispatch ids.
  */
-export async function insertEventsAndEnqueue(manager: EntityManager, events: EventRecord[], batches: DispatchBatch[]): Promise<string[]> {
-  const [row]: { events: { id: string; created_at: string }[]; dispatches: string[] }[] = await manager.query(
+export async function insertEventsAndEnqueue(query: RunQuery, events: EventRecord[], batches: DispatchBatch[]): Promise<string[]> {
+  const [row] = (await query(
     `WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
      SELECT (SELECT json_agg(json_build_object('id', id, 'created_at', created_at)) FROM stored) AS events,
             ARRAY(SELECT id::text FROM queued) AS dispatches`,
     [eventRowsParameter(events), dispatchRowsParameter(batches), FIRST_RETRY_SECONDS],
-  );
+  )) as { events: { id: string; created_at: string }[] | null; dispatches: string[] }[];
   setCreatedAt(events, row.events ?? []);
   return row.dispatches;
 }

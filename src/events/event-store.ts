@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EventRecord } from '../entities/event-record';
+import { pooledTransactions, type Transactions } from '../db/pipelined-transaction';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
 import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, type DispatchBatch } from './dispatches-queries';
@@ -62,20 +63,21 @@ export interface Committed<T> {
 }
 
 /**
- * Runs work in one database transaction that queues the dispatch of what it stored
- * (src/events/dispatches-queries.ts), and answers once it committed, leaving the dispatch to
+ * Runs work in one database transaction of `transactions` that queues the dispatch of what it
+ * stored (src/events/dispatches-queries.ts) in its last statement, sent with its COMMIT
+ * (src/db/pipelined-transaction.ts), and answers once it committed, leaving the dispatch to
  * the caller (deliverDispatches). A crash or a failing subscriber after the commit delays the
  * delivery (the worker delivers it again) but never loses it.
  */
 export async function commitWithEvents<T>(
-  dataSource: DataSource,
+  transactions: Transactions,
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<Committed<T>> {
   const stored: EventRecord[] = [];
   const changed = new Map<string, Set<string>>();
   const last: EventRecord[] = [];
   const dispatch: PendingDispatch = { steps: [], batches: [], queued: [] };
-  const value = await dataSource.transaction(async (manager) => {
+  const value = await transactions(async (manager, commitWith) => {
     const result = await work({
       manager,
       afterCommit: (step) => dispatch.steps.push(step),
@@ -99,7 +101,7 @@ export async function commitWithEvents<T>(
     });
     dispatch.batches = batchesOf(stored, changed);
     dispatch.queued =
-      last.length > 0 ? await insertEventsAndEnqueue(manager, last, dispatch.batches) : await enqueueDispatches(manager, dispatch.batches);
+      last.length > 0 ? await insertEventsAndEnqueue(commitWith, last, dispatch.batches) : await enqueueDispatches(commitWith, dispatch.batches);
     return result;
   });
   return { value, dispatch };
@@ -130,7 +132,7 @@ export async function withEvents<T>(
   dispatcher: EventDispatcher,
   work: (tx: EventTransaction) => Promise<T>,
 ): Promise<T> {
-  const { value, dispatch } = await commitWithEvents(dataSource, work);
+  const { value, dispatch } = await commitWithEvents(pooledTransactions(dataSource), work);
   if (await deliverDispatches(dispatcher, [dispatch])) await completeDispatched(dataSource, [dispatch]);
   return value;
 }
