@@ -17,7 +17,11 @@ export function createDataSource(url: string, poolSize = DEFAULT_POOL_SIZE): Dat
     namingStrategy: new SnakeNamingStrategy(),
     synchronize: false,
     migrationsRun: false,
-    extra: { max: poolSize },
+    // pipeline: a statement asked for while another runs on the same connection is sent at once,
+    // not after the answer (pipelined transactions send START TRANSACTION and COMMIT so).
+    // keepAlive: a connection kept open between uses (the track writer's) learns of a peer or a
+    // network path that went away silently instead of hanging on its next statement.
+    extra: { max: poolSize, pipeline: true, keepAlive: true },
   });
 }
 

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import * as pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
 
 /** Runs a statement and answers its rows, as `EntityManager.query` does for a SELECT or an INSERT ... RETURNING. */
@@ -16,6 +17,21 @@ interface TransactionFlags {
   transactionDepth: number;
 }
 
+/**
+ * pg's own conversion of a parameter to what it sends (a string, a buffer or null). A parameter
+ * it cannot convert fails the statement before it is sent, while the COMMIT queued behind it
+ * would still go out; converting first makes such a parameter fail before anything is sent.
+ */
+const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
+
+/** Errors of transactions that Postgres answered with a rollback: nothing of them was committed. */
+const rolledBackErrors = new WeakSet<object>();
+
+/** Whether the error ended a pipelined transaction that Postgres certainly rolled back. */
+export function rolledBackByPostgres(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && rolledBackErrors.has(err);
+}
+
 const setOpen = (runner: QueryRunner, open: boolean) => {
   const flags = runner as unknown as TransactionFlags;
   [flags.isTransactionActive, flags.transactionDepth] = [open, open ? 1 : 0];
@@ -30,29 +46,36 @@ const setOpen = (runner: QueryRunner, open: boolean) => {
  *
  * `commitWith` answers the statement's rows once the transaction committed. When the statement
  * fails, Postgres answers the COMMIT with a rollback, and the statement's error is thrown: nothing
- * was committed. When the COMMIT itself fails, its error is thrown and the outcome is unknown,
+ * was committed, whatever the error (`rolledBackByPostgres` tells so). When the COMMIT itself fails, its error is thrown and the outcome is unknown,
  * as with any COMMIT. Work that does not call `commitWith` is committed after it returns; work
  * that throws is rolled back. The runner is marked as in a transaction meanwhile, so a
  * transaction the work opens through TypeORM nests in this one (a savepoint).
  */
 async function runPipelined<T>(runner: QueryRunner, work: TransactionWork<T>): Promise<T> {
+  // A released runner still answers its old connection, which the pool may have given to another caller.
+  if (runner.isReleased) throw new Error('the query runner was released');
   const client = (await runner.connect()) as PoolClient;
-  // The pg client sends queued queries in order, each once the one before it was answered.
+  // The pool's clients are in pg's pipeline mode: each query is sent as soon as it is asked for,
+  // and Postgres runs them in order.
   const begun = client.query('START TRANSACTION');
   begun.catch(() => undefined);
   setOpen(runner, true);
   let ended = false;
   const commitWith: RunQuery = async (sql, parameters) => {
     if (ended) throw new Error('the transaction already ended');
+    const values = parameters.map(prepareValue);
     ended = true;
-    const statement = client.query(sql, parameters);
+    const statement = client.query(sql, values);
     const commit = client.query('COMMIT');
     const [started, done, committed] = await Promise.allSettled([begun, statement, commit]);
     setOpen(runner, false);
     if (started.status === 'rejected') throw started.reason;
-    if (done.status === 'rejected') throw done.reason;
+    const command = committed.status === 'fulfilled' ? (committed.value as QueryResult).command : undefined;
+    if (done.status === 'rejected') {
+      if (command === 'ROLLBACK' && typeof done.reason === 'object' && done.reason !== null) rolledBackErrors.add(done.reason);
+      throw done.reason;
+    }
     if (committed.status === 'rejected') throw committed.reason;
-    const command = (committed.value as QueryResult).command;
     if (command !== 'COMMIT') throw new Error(`the transaction ended with ${command}`);
     return done.value.rows;
   };
@@ -87,26 +110,44 @@ export function pooledTransactions(dataSource: DataSource): Transactions {
   };
 }
 
+/** How long a held connection may sit unused before it goes back to the pool. */
+const HELD_IDLE_MS = 10_000;
+
 /**
  * Pipelined transactions one after another on one connection kept from the pool, for a writer
  * that commits in a loop: taking a connection from the pool costs such a transaction another
- * turn of the event loop. A transaction asked for while one runs waits for it. After a failed
- * transaction, or once the connection reports an error or its end, the connection is given
- * back and the next transaction takes a new one. The data source's `destroy` gives it back too.
+ * turn of the event loop. A transaction asked for while one runs waits for it. The connection is
+ * given back after a failed transaction, once it reports an error or its end, or after
+ * `idleMs` without a transaction, and the next transaction takes a new one. A connection the
+ * data source released meanwhile (its `destroy`) counts as given back.
  */
 export class HeldConnection {
   private held: { runner: QueryRunner; client: PoolClient; lost: () => void } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  private running = 0;
+  private idle: NodeJS.Timeout | undefined;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly idleMs = HELD_IDLE_MS,
+  ) {}
 
   readonly run: Transactions = (work) => {
+    this.running++;
+    clearTimeout(this.idle);
     const turn = this.queue.then(() => this.runOne(work));
-    this.queue = turn.catch(() => undefined);
+    this.queue = turn
+      .catch(() => undefined)
+      .finally(() => {
+        if (--this.running > 0) return;
+        this.idle = setTimeout(() => void this.drop(), this.idleMs);
+        this.idle.unref();
+      });
     return turn;
   };
 
   private async runOne<T>(work: TransactionWork<T>): Promise<T> {
+    if (this.held?.runner.isReleased) await this.drop();
     const runner = this.held?.runner ?? (await this.hold());
     try {
       return await runPipelined(runner, work);

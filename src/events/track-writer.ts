@@ -3,6 +3,7 @@ import { parseDataPatch } from '../contacts/data-rules';
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import { GroupWriter } from '../db/group-writer';
+import { rolledBackByPostgres } from '../db/pipelined-transaction';
 import type { EventTransaction, PendingDispatch } from './event-store';
 
 /** A tracked event: the contact to upsert and the event to store on it. */
@@ -31,11 +32,12 @@ const MAX_UNDELIVERED = 2000;
 
 /**
  * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
- * refused a statement or the commit with a data exception (22), an integrity violation (23)
- * or a rollback (40, but for 40003, statement completion unknown). A lost connection or any
- * other failure leaves the outcome unknown.
+ * answered its commit with a rollback, or refused a statement or the commit with a data
+ * exception (22), an integrity violation (23) or a rollback (40, but for 40003, statement
+ * completion unknown). A lost connection or any other failure leaves the outcome unknown.
  */
 function rolledBack(err: unknown): boolean {
+  if (rolledBackByPostgres(err)) return true;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^(22|23|40)[0-9A-Z]{3}$/.test(code) && code !== '40003';
 }

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
-import { HeldConnection, pooledTransactions } from '../../src/db/pipelined-transaction';
+import type { Pool } from 'pg';
+import { HeldConnection, pooledTransactions, rolledBackByPostgres } from '../../src/db/pipelined-transaction';
 
 describe('pipelined transactions (START TRANSACTION and COMMIT sent beside the statements)', () => {
   let dataSource: DataSource;
@@ -78,5 +79,70 @@ describe('pipelined transactions (START TRANSACTION and COMMIT sent beside the s
     const next = await backend('d');
     expect(next.pid).not.toBe(pids[0]);
     expect(await rows()).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('fail before sending anything when pg cannot convert a parameter of the last statement, committing nothing', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const failure = transactions()(async (manager, commitWith) => {
+      await manager.query(`INSERT INTO ${table} (name) VALUES ('first')`);
+      return commitWith(`INSERT INTO ${table} (name) VALUES ($1)`, [circular]);
+    });
+    await expect(failure).rejects.toThrow(/circular/i);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('mark a failure that Postgres answered with a rollback as rolled back, whatever its SQLSTATE', async () => {
+    const failure = transactions()(async (manager, commitWith) => {
+      await manager.query(`INSERT INTO ${table} (name) VALUES ('first')`);
+      return commitWith(`SELECT * FROM missing_${process.pid}`, []);
+    });
+    const err = await failure.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(err).toMatchObject({ code: '42P01' });
+    expect(rolledBackByPostgres(err)).toBe(true);
+    expect(rolledBackByPostgres(new Error('anything else'))).toBe(false);
+    expect(await rows()).toEqual([]);
+  });
+
+  const pool = () => (dataSource.driver as unknown as { master: Pool }).master;
+  const inUse = () => pool().totalCount - pool().idleCount;
+
+  it('on a held connection, never reuse one the data source released behind its back', async () => {
+    const held = new HeldConnection(dataSource);
+    await held.run((manager) => manager.query(`INSERT INTO ${table} (name) VALUES ('before')`));
+    // What the data source's destroy does to every runner: the held connection goes back to the pool...
+    const runner = (held as unknown as { held: { runner: { release(): Promise<void> } } }).held.runner;
+    await runner.release();
+    // ...where another caller takes it and opens a transaction on it.
+    const other = dataSource.createQueryRunner();
+    await other.connect();
+    await other.startTransaction();
+    await other.query(`INSERT INTO ${table} (name) VALUES ('other, rolled back')`);
+    try {
+      await held.run((manager, commitWith) => commitWith(`INSERT INTO ${table} (name) VALUES ($1)`, ['held']));
+    } finally {
+      await other.rollbackTransaction();
+      await other.release();
+    }
+    expect(await rows()).toEqual(['before', 'held']);
+  });
+
+  it('on a held connection, give it back to the pool once unused for a while, and take one again for the next transaction', async () => {
+    const held = new HeldConnection(dataSource, 50);
+    const before = inUse();
+    await held.run((manager) => manager.query(`INSERT INTO ${table} (name) VALUES ('a')`));
+    expect(inUse()).toBe(before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(inUse()).toBe(before);
+    await held.run((manager) => manager.query(`INSERT INTO ${table} (name) VALUES ('b')`));
+    expect(await rows()).toEqual(['a', 'b']);
+  });
+
+  it("run on the pool's connections in pg's pipeline mode (statements asked for at once are sent at once), with TCP keepalive", () => {
+    // Without pipeline mode, pg queues such statements itself, a use deprecated for its next major version.
+    expect((pool() as unknown as { options: { pipeline?: boolean; keepAlive?: boolean } }).options).toMatchObject({ pipeline: true, keepAlive: true });
   });
 });
