@@ -22,6 +22,7 @@ import { LiteralContents1764730000000 } from './1764730000000-literal-contents';
 import { WebhookFairDispatch1764740000000 } from './1764740000000-webhook-fair-dispatch';
 import { ExecutionAwaitedEvents1764750000000 } from './1764750000000-execution-awaited-events';
 import { ContactsHotUpdates1764760000000 } from './1764760000000-contacts-hot-updates';
+import { KeysChangedNotify1764770000000 } from './1764770000000-keys-changed-notify';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   WebhookFairDispatch1764740000000,
   ExecutionAwaitedEvents1764750000000,
   ContactsHotUpdates1764760000000,
+  KeysChangedNotify1764770000000,
 ];

@@ -5,6 +5,7 @@ import type { Project } from '../entities/project';
 import type { MemberRole } from '../entities/project-member';
 import { forbidden } from '../http/errors';
 import { issueKeys, type IssuedKeys } from './api-keys';
+import { forgetKeys } from './key-cache';
 import * as queries from './projects-queries';
 import { requireManager } from './roles';
 import { setupState } from './setup-state';
@@ -59,6 +60,7 @@ export class ProjectsService {
   async rename(projectId: string, role: MemberRole, name: string) {
     requireManager(role);
     await queries.renameProject(this.dataSource, projectId, name.trim());
+    forgetKeys(this.dataSource);
     return this.get(projectId, role);
   }
 
@@ -75,17 +77,21 @@ export class ProjectsService {
       await queries.deleteProject(manager, projectId);
       return ids;
     });
+    forgetKeys(this.dataSource);
     await cancelWorkflows(this.temporal, running);
   }
 
   /** Replaces both keys together; the old ones fail from this moment on. */
   async regenerateKeys(projectId: string, role: MemberRole) {
     requireManager(role);
-    return this.dataSource.transaction(async (manager) => {
+    const view = await this.dataSource.transaction(async (manager) => {
       const keys = await issueKeys(manager, projectId);
       const project = await queries.findProject(manager, projectId);
       return projectView(project, role, {}, keys);
     });
+    // Other API processes forget the old keys when the change is announced; this one before it answers.
+    forgetKeys(this.dataSource);
+    return view;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { ProjectSuspension } from '../entities/project-suspension';
 import { notFound } from '../http/errors';
 import { logger } from '../logger';
+import { forgetKeys } from '../projects/key-cache';
 import * as queries from './reputation-queries';
 import {
   BOUNCE_RATE,
@@ -95,6 +96,7 @@ export class ReputationService {
       const reason = suspensionReason(window, windowText(window));
       return reason ? queries.suspendProject(manager, projectId, reason, window, rates(window)) : undefined;
     });
+    if (suspension) forgetKeys(this.dataSource);
     if (suspension) logger.warn({ projectId, suspension: suspensionView(suspension) }, 'project suspended for its bounce or complaint rate');
   }
 }

@@ -6,6 +6,7 @@ import { roleIn } from '../projects/roles';
 import { isOperator } from '../accounts/operators';
 import * as queries from './reputation-queries';
 import { ReputationService, type SecurityState } from './reputation-service';
+import { forgetKeys } from '../projects/key-cache';
 
 /**
  * Lifting a suspension, which only Herald's operators may do: an ADMIN_EMAILS account from a
@@ -47,6 +48,7 @@ export class SuspensionLifts {
       if (!disabled) throw conflict('The project is not suspended', 'NOT_SUSPENDED');
       await queries.liftSuspension(manager, projectId, liftedBy);
     });
+    forgetKeys(this.dataSource);
     logger.info({ projectId, liftedBy }, 'project suspension lifted');
     return this.reputation.state(projectId);
   }

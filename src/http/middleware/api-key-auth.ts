@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { DataSource } from 'typeorm';
-import { GroupWriter } from '../../db/group-writer';
-import { findKeys, type KeyMatch } from '../../projects/api-keys';
+import { keyCacheOf } from '../../projects/key-cache';
 import { ApiError } from '../errors';
 import type { KeyProject } from '../request-context';
 
@@ -13,24 +12,12 @@ const invalidKey = (message: string) =>
     suggestion: 'Send the project key as "Authorization: Bearer <key>".',
   });
 
-const lookups = new WeakMap<DataSource, GroupWriter<string, KeyMatch | undefined>>();
-
-/**
- * Looks a presented key up in the database, every time: a rotated or deleted key, or a disabled
- * project, is refused from the next request on, in every process. Keys presented while a lookup
- * runs share the next one, so concurrent requests cost one statement between them.
- */
-function lookUp(dataSource: DataSource, key: string): Promise<KeyMatch | undefined> {
-  const lookup = lookups.get(dataSource) ?? new GroupWriter<string, KeyMatch | undefined>((keys) => findKeys(dataSource.manager, keys));
-  lookups.set(dataSource, lookup);
-  return lookup.add(key);
-}
-
 /** The project an `Authorization` header's bearer key belongs to; 401 or 403 when it may not call. */
 export async function authenticateKey(dataSource: DataSource, authorization: string | undefined, requirement: KeyRequirement): Promise<KeyProject> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) throw invalidKey('Missing API key: send "Authorization: Bearer <key>"');
-  const key = await lookUp(dataSource, match[1]);
+  // Kept keys answer from memory while every change to keys and projects is announced (KeyCache).
+  const key = await keyCacheOf(dataSource).find(match[1]);
   if (!key) throw invalidKey('The API key is not valid');
   if (requirement === 'secret' && key.kind !== 'secret') {
     throw invalidKey('This endpoint requires a secret key (sk_...); public keys (pk_...) may only call POST /v1/track');
