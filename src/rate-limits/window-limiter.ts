@@ -2,8 +2,12 @@ import type { DataSource } from 'typeorm';
 import { addToWindow } from './windows-queries';
 
 const WINDOW_SECONDS = 60;
-/** Requests a process may count locally before it adds them to the shared counter. */
-const BATCH = 25;
+/**
+ * Requests a process may count locally before it adds them to the shared counter: a thousandth of
+ * the limit, at least 25. What other processes do not see yet stays under that share of the
+ * budget, and a high limit costs no more statements than a low one.
+ */
+const batchFor = (limitPerMinute: number) => Math.max(25, Math.floor(limitPerMinute / 1000));
 /** How long locally counted requests may wait before they are added to the shared counter. */
 const SYNC_MS = 250;
 
@@ -30,18 +34,22 @@ export interface Counted {
 /**
  * Per-bucket fixed-window limit of requests per minute whose count lives in Postgres, so the
  * budget holds across every process that counts the same bucket (API processes, the SMTP
- * relay). Far from the limit a process adds its requests to the shared count in small
- * batches; once a window comes within a batch of the limit, every request is counted in
- * Postgres before it is let through, so the limit itself is exact.
+ * relay). Far from the limit a process adds its requests to the shared count in batches (a
+ * thousandth of the limit, at least 25) and at least every 250 ms while requests come; once a
+ * window comes within a batch of the limit, every request is counted in Postgres before it is
+ * let through, so the limit itself is exact.
  */
 export class WindowLimiter {
   private readonly windows = new Map<string, Window>();
   private currentStart = 0;
+  private readonly batch: number;
 
   constructor(
     private readonly dataSource: DataSource,
     readonly limitPerMinute: number,
-  ) {}
+  ) {
+    this.batch = batchFor(limitPerMinute);
+  }
 
   /** Counts one request in a bucket's current window. */
   async count(bucket: string): Promise<Counted> {
@@ -54,8 +62,8 @@ export class WindowLimiter {
       this.windows.set(bucket, window);
     }
     window.pending += 1;
-    const nearLimit = window.shared + window.pending + BATCH >= this.limitPerMinute;
-    if (nearLimit || window.pending >= BATCH || Date.now() - window.syncedAt >= SYNC_MS) {
+    const nearLimit = window.shared + window.pending + this.batch >= this.limitPerMinute;
+    if (nearLimit || window.pending >= this.batch || Date.now() - window.syncedAt >= SYNC_MS) {
       const current = window;
       // Requests arriving during a sync wait for it, then join the next one.
       while (current.sync) await current.sync;
