@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { sha256 } from '../accounts/tokens';
 import { ChangeListener } from '../db/change-listener';
@@ -17,9 +18,9 @@ const MAX_KEPT = 10_000;
 
 /**
  * The projects of presented API keys, kept in memory while Postgres can tell this process that
- * they changed. A process keeps a key it found only while its own connection listens on
- * `herald_keys_changed`, which every change to keys or projects notifies as it commits (a
- * trigger, so whichever process or statement made it); a notification forgets every kept key,
+ * they changed. A process keeps a key it found only while its own connection is proven to listen
+ * on `herald_keys_changed` (ChangeListener), which every change to keys or projects notifies as it
+ * commits (a trigger, so whichever process or statement made it); a notification forgets every kept key,
  * and a key found by a look-up that a notification overtook is not kept. Without a listening
  * connection (before it is up, after it is lost) every key is looked up, as is every key this
  * process does not keep: unknown keys are never kept. Look-ups of keys presented together
@@ -42,7 +43,7 @@ export class KeyCache {
     const digest = sha256(key);
     if (this.changes.listening()) {
       const entry = this.kept.get(digest);
-      if (entry && entry.until > Date.now()) return entry.match;
+      if (entry && entry.until > performance.now()) return entry.match;
     }
     const generation = this.generation;
     const match = await this.lookups.add(key);
@@ -59,7 +60,7 @@ export class KeyCache {
   private keep(digest: string, match: KeyMatch): void {
     this.kept.delete(digest);
     if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value!);
-    this.kept.set(digest, { match, until: Date.now() + KEPT_MS });
+    this.kept.set(digest, { match, until: performance.now() + KEPT_MS });
   }
 }
 

@@ -43,6 +43,19 @@ describe('the API keys an API process keeps (KeyCache)', () => {
       'the key kept',
     );
   };
+  /** Finds the key until finding it takes a look-up: the process no longer answers it from memory. */
+  const lookedUpAgain = (cache: KeyCache, key: string, what: string, timeoutMs?: number) =>
+    until(
+      async () => {
+        const before = lookups;
+        await cache.find(key);
+        return lookups - before;
+      },
+      (count) => count === 1,
+      what,
+      timeoutMs,
+    );
+
   it('answers a key it found from memory, and looks up every unknown key', async () => {
     const cache = new KeyCache(here);
     const { projectId, keys } = await newProject();
@@ -79,17 +92,11 @@ describe('the API keys an API process keeps (KeyCache)', () => {
     const project = await newProject();
     await keep(cache, project.keys.publicKey);
 
-    // Every listening connection of the database goes (other suites' API processes listen again as this one does).
-    await there.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN herald_keys_changed'`);
-    await until(
-      async () => {
-        const before = lookups;
-        await cache.find(project.keys.publicKey);
-        return lookups - before;
-      },
-      (count) => count === 1,
-      'the kept key looked up again',
+    // Every listening connection of this database goes (other suites' API processes listen again as this one does).
+    await there.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN herald_keys_changed' AND datname = current_database()`,
     );
+    await lookedUpAgain(cache, project.keys.publicKey, 'the kept key looked up again');
     // Nothing could announce this change while the connection was lost: the key must not answer from memory.
     await there.transaction((manager) => issueKeys(manager, project.projectId));
     expect(await cache.find(project.keys.publicKey)).toBeUndefined();
@@ -111,5 +118,24 @@ describe('the API keys an API process keeps (KeyCache)', () => {
     lookups = 0;
     await cache.find(project.keys.publicKey);
     expect(lookups).toBe(1);
+  });
+
+  it('keeps nothing while its probes do not come back (a pooler without LISTEN, a listener on another server)', async () => {
+    const cache = new KeyCache(here);
+    const project = await newProject();
+    await keep(cache, project.keys.publicKey);
+
+    // The probes this process sends through its pool stop reaching its listening connection.
+    const query = here.query.bind(here);
+    const blocked = jest.spyOn(here, 'query').mockImplementation((sql: string, parameters?: unknown[]) =>
+      sql.includes('pg_notify') ? Promise.resolve([]) : query(sql, parameters),
+    );
+    try {
+      // Well before a kept key's own 10 s are up.
+      await lookedUpAgain(cache, project.keys.publicKey, 'the kept key looked up again once the probes stopped', 6_000);
+    } finally {
+      blocked.mockRestore();
+    }
+    await keep(cache, project.keys.publicKey);
   });
 });
