@@ -60,15 +60,6 @@ export class ChangeListener {
   private start(): void {
     this.state = 'starting';
     this.retryAt = performance.now() + RELISTEN_MS;
-    void this.connect().catch((err: unknown) => {
-      if (!this.failing) logger.warn({ err, channel: this.channel }, 'cannot listen for changes; what they would announce is read every time until it can');
-      this.failing = true;
-      if (this.client) this.stop(this.client);
-      else this.state = 'off';
-    });
-  }
-
-  private async connect(): Promise<void> {
     const options = (this.dataSource.driver as unknown as { master: { options: ClientConfig } }).master.options;
     const client = new Client({
       ...options,
@@ -77,6 +68,14 @@ export class ChangeListener {
       keepAliveInitialDelayMillis: CONNECT_TIMEOUT_MS,
     });
     this.client = client;
+    void this.listen(client).catch((err: unknown) => {
+      if (!this.failing) logger.warn({ err, channel: this.channel }, 'cannot listen for changes; what they would announce is read every time until it can');
+      this.failing = true;
+      this.stop(client);
+    });
+  }
+
+  private async listen(client: Client): Promise<void> {
     client.on('error', () => this.stop(client));
     client.on('end', () => this.stop(client));
     client.on('notification', (message: Notification) => {
@@ -96,12 +95,17 @@ export class ChangeListener {
         this.stop(client, 'closed');
         return;
       }
-      this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, this.probe]).catch(() => undefined);
+      this.sendProbe();
     }, PROBE_MS);
     probing.unref();
-    this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, this.probe]).catch(() => undefined);
+    this.sendProbe();
     // The connection alone keeps no process running.
     (client as unknown as { unref(): void }).unref();
+  }
+
+  /** Notifies the channel with this process's probe through the pool; its return proves the listening connection. */
+  private sendProbe(): void {
+    this.dataSource.query('SELECT pg_notify($1, $2)', [this.channel, this.probe]).catch(() => undefined);
   }
 
   /** Closes a listening connection; when it is the current one, nothing is announced until another listens. */

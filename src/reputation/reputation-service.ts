@@ -96,7 +96,8 @@ export class ReputationService {
       const reason = suspensionReason(window, windowText(window));
       return reason ? queries.suspendProject(manager, projectId, reason, window, rates(window)) : undefined;
     });
-    if (suspension) forgetKeys(this.dataSource);
-    if (suspension) logger.warn({ projectId, suspension: suspensionView(suspension) }, 'project suspended for its bounce or complaint rate');
+    if (!suspension) return;
+    forgetKeys(this.dataSource);
+    logger.warn({ projectId, suspension: suspensionView(suspension) }, 'project suspended for its bounce or complaint rate');
   }
 }
