@@ -8,15 +8,20 @@
  * a time, in order; the write's end counts as `committed` when it did not call it. `add`
  * answers the item's own result (`write` answers one per item, in order), or throws its
  * group's error; with `oneByOneOnFailure`, a group whose write failed is written again one item
- * at a time, so that an item the database refuses fails its own caller only.
+ * at a time, so that an item the database refuses fails its own caller only. With `spacingMs`, a
+ * write starts no sooner than that after the one before it started: under a steady stream the
+ * items of that time share one write, while an item that finds the writer idle long enough is
+ * still written at once.
  */
 export class GroupWriter<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
   private writing = false;
+  /** When the last write started (performance.now()), for `spacingMs`. */
+  private lastStart = -Infinity;
 
   constructor(
     private readonly write: (items: T[], committed: () => void) => Promise<R[]>,
-    private readonly options: { oneByOneOnFailure?: boolean } = {},
+    private readonly options: { oneByOneOnFailure?: boolean; spacingMs?: number } = {},
   ) {}
 
   add(item: T): Promise<R> {
@@ -26,8 +31,15 @@ export class GroupWriter<T, R> {
     });
   }
 
-  /** Starts the write of the pending items, unless none is pending. */
+  /** Starts the write of the pending items, unless none is pending; with `spacingMs`, not sooner than that after the last write started. */
   private next(): void {
+    const wait = this.lastStart + (this.options.spacingMs ?? 0) - performance.now();
+    if (wait > 0 && this.pending.length > 0) {
+      this.writing = true;
+      setTimeout(() => this.next(), wait);
+      return;
+    }
+    this.lastStart = performance.now();
     const group = this.pending.splice(0);
     this.writing = group.length > 0;
     if (!this.writing) return;

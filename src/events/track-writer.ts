@@ -29,6 +29,12 @@ const MAX_GROUP = 250;
  * deliveries fall behind the commits.
  */
 const MAX_UNDELIVERED = 2000;
+/**
+ * The least time between the starts of two deliveries. A delivery costs its subscribers a few
+ * statements whatever its size (the trigger check, each tracked segment's), so under load the
+ * groups committed over this time are delivered together; a lone event is delivered at once.
+ */
+const DELIVERY_SPACING_MS = 50;
 
 /**
  * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
@@ -58,7 +64,8 @@ interface PendingTrack {
  * answered once its group committed: the event is stored, and its dispatch row makes sure that
  * workflow triggers, waiting executions and tracked segments see it even if the process dies
  * now. Committed groups are then delivered to those subscribers in commit order, those
- * committed while a delivery runs together, and their dispatch rows removed; a delivery that
+ * committed while a delivery runs or within DELIVERY_SPACING_MS of its start together, and their
+ * dispatch rows removed; a delivery that
  * fails or never happens is repeated by the worker (`event-redelivery`). While `maxUndelivered`
  * answered events wait for their delivery, no further group is written.
  *
@@ -92,7 +99,7 @@ export class TrackWriter {
       // Removed beside the next delivery (completeDelivered groups the deletes and logs its own failure).
       if (delivered) void contacts.completeDelivered(dispatches);
       return dispatches.map(() => undefined);
-    });
+    }, { spacingMs: DELIVERY_SPACING_MS });
   }
 
   /** Stores one tracked event with its contact upsert; answers once it committed (its delivery follows). */

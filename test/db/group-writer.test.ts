@@ -135,4 +135,31 @@ describe('GroupWriter', () => {
     expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual(['FIRST', 'OK', 'refused', 'ALSO']);
     expect(groups).toEqual([['first'], ['ok', 'bad', 'also'], ['ok'], ['bad'], ['also']]);
   });
+
+  it('with spacingMs, starts a write no sooner than that after the last one started, and an item that finds it idle long enough at once', async () => {
+    const { groups, write, finish } = manualWrite();
+    const writer = new GroupWriter(write, { spacingMs: 200 });
+    const startedAt: number[] = [];
+    const started = () => startedAt.push(performance.now());
+    const first = writer.add(1);
+    started();
+    const rest = [writer.add(2), writer.add(3)];
+    finish();
+    await first;
+    await tick();
+    // The first write ended at once, but the next waits out the spacing with both items.
+    expect(groups).toEqual([[1]]);
+    const later = writer.add(4);
+    while (groups.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    started();
+    expect(groups).toEqual([[1], [2, 3, 4]]);
+    expect(startedAt[1] - startedAt[0]).toBeGreaterThanOrEqual(190);
+    finish();
+    await expect(Promise.all([...rest, later])).resolves.toEqual(['done 2', 'done 3', 'done 4']);
+    await new Promise((resolve) => setTimeout(resolve, 220));
+    const idle = writer.add(5);
+    expect(groups).toEqual([[1], [2, 3, 4], [5]]);
+    finish();
+    await expect(idle).resolves.toBe('done 5');
+  });
 });
