@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { runPrepared, type PreparedStatement } from '../db/prepared';
 import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
 import { containsPattern } from '../db/like';
@@ -53,8 +54,12 @@ interface Row {
  * to update them) instead of looking the batch's up by `(project_id, email)`.
  */
 async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
-  return manager.query(
-    `WITH i AS (
+  return runPrepared(manager, UPSERT, [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)]) as Promise<Row[]>;
+}
+
+const UPSERT: PreparedStatement = {
+  name: 'herald_upsert_contacts',
+  text: `WITH i AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
      ), locked AS (
        SELECT c.id, c.email, c.subscribed AS old_subscribed, c.data AS old_data,
@@ -85,9 +90,7 @@ async function upsertRound(manager: EntityManager, projectId: string, items: Ups
      )
      SELECT u.id, u.email, u.old_subscribed, u.subscribed, u.is_new, u.changed, CASE WHEN p.hooked THEN u.data END AS data, p.contacts_cap, p.hooked
        FROM (SELECT * FROM updated UNION ALL SELECT * FROM unchanged UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
-    [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)],
-  );
-}
+};
 
 /**
  * What a batch upsert did: each item's outcome, in order, the project's contacts cap as its

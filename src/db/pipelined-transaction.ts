@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import * as pg from 'pg';
 import type { PoolClient, QueryResult } from 'pg';
+import { prepareValue, type PreparedStatement } from './prepared';
 
-/** Runs a statement and answers its rows, as `EntityManager.query` does for a SELECT or an INSERT ... RETURNING. */
-export type RunQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
+/** Runs a statement (its text, or a statement prepared once per connection) and answers its rows, as `EntityManager.query` does for a SELECT or an INSERT ... RETURNING. */
+export type RunQuery = (sql: string | PreparedStatement, parameters: unknown[]) => Promise<unknown[]>;
 
 /** Work in a pipelined transaction: its statements go through `manager`, its last one may go through `commitWith`. */
 export type TransactionWork<T> = (manager: EntityManager, commitWith: RunQuery) => Promise<T>;
@@ -17,12 +17,6 @@ interface TransactionFlags {
   transactionDepth: number;
 }
 
-/**
- * pg's own conversion of a parameter to what it sends (a string, a buffer or null). A parameter
- * it cannot convert fails the statement before it is sent, while the COMMIT queued behind it
- * would still go out; converting first makes such a parameter fail before anything is sent.
- */
-const { prepareValue } = (pg as unknown as { utils: { prepareValue: (value: unknown) => unknown } }).utils;
 
 /** Errors of transactions that Postgres answered with a rollback: nothing of them was committed. */
 const rolledBackErrors = new WeakSet<object>();
@@ -65,7 +59,7 @@ async function runPipelined<T>(runner: QueryRunner, work: TransactionWork<T>): P
     if (ended) throw new Error('the transaction already ended');
     const values = parameters.map(prepareValue);
     ended = true;
-    const statement = client.query(sql, values);
+    const statement = client.query(typeof sql === 'string' ? sql : { name: sql.name, text: sql.text }, values);
     const commit = client.query('COMMIT');
     const [started, done, committed] = await Promise.allSettled([begun, statement, commit]);
     setOpen(runner, false);

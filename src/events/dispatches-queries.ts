@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { GroupWriter } from '../db/group-writer';
 import type { RunQuery } from '../db/pipelined-transaction';
+import type { PreparedStatement } from '../db/prepared';
 import { EventRecord } from '../entities/event-record';
 import { eventRowsParameter, insertEventRows, setCreatedAt } from './events-queries';
 
@@ -49,15 +50,20 @@ export async function enqueueDispatches(query: RunQuery, batches: DispatchBatch[
   return rows.map((row) => String(row.id));
 }
 
+const INSERT_EVENTS_AND_ENQUEUE: PreparedStatement = {
+  name: 'herald_insert_events_and_enqueue',
+  text: `WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
+     SELECT (SELECT json_agg(json_build_object('id', id, 'created_at', created_at)) FROM stored) AS events,
+            ARRAY(SELECT id::text FROM queued) AS dispatches`,
+};
+
 /**
  * Inserts events (rows from newEventRecords, their `createdAt` set here) and stores the batches'
  * dispatch rows, in one statement run by `query` (the caller's transaction's last, sent with its COMMIT); answers the dispatch ids.
  */
 export async function insertEventsAndEnqueue(query: RunQuery, events: EventRecord[], batches: DispatchBatch[]): Promise<string[]> {
   const [row] = (await query(
-    `WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
-     SELECT (SELECT json_agg(json_build_object('id', id, 'created_at', created_at)) FROM stored) AS events,
-            ARRAY(SELECT id::text FROM queued) AS dispatches`,
+    INSERT_EVENTS_AND_ENQUEUE,
     [eventRowsParameter(events), dispatchRowsParameter(batches), FIRST_RETRY_SECONDS],
   )) as { events: { id: string; created_at: string }[] | null; dispatches: string[] }[];
   setCreatedAt(events, row.events ?? []);

@@ -1,6 +1,7 @@
 import type { EventRecord } from '../../src/entities/event-record';
 import { signupWithProject } from '../support/api';
 import { useSignedUpProject } from '../support/stack';
+import { until } from '../support/wait';
 
 describe('POST /v1/track and events', () => {
   const given = useSignedUpProject();
@@ -110,6 +111,9 @@ describe('POST /v1/track and events', () => {
       await track({ email: 'dispatch@example.com', event: 'first', subscribed: false });
       await track({ email: 'dispatch@example.com', event: 'second', subscribed: true });
       await track({ email: 'dispatch@example.com', event: 'email.sent' });
+      // Delivery follows the answer (deliveries start at least 50 ms apart): wait for it, then for any second one.
+      await until(async () => seen.length, (count) => count >= 3, 'the delivery of the tracked events', 5_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {
       unsubscribe();
     }
