@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { runPrepared, type PreparedStatement } from '../db/prepared';
+import { prepared, runPrepared } from '../db/prepared';
 import { Contact } from '../entities/contact';
 import { inferType } from './data-rules';
 import { containsPattern } from '../db/like';
@@ -53,13 +53,7 @@ interface Row {
  * whatever it holds, and would then scan all of the project's contacts twice (to lock them and
  * to update them) instead of looking the batch's up by `(project_id, email)`.
  */
-async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
-  return runPrepared(manager, UPSERT, [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)]) as Promise<Row[]>;
-}
-
-const UPSERT: PreparedStatement = {
-  name: 'herald_upsert_contacts',
-  text: `WITH i AS (
+const UPSERT = prepared(`WITH i AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb) AS i(email text, set jsonb, unset text[], subscribed boolean)
      ), locked AS (
        SELECT c.id, c.email, c.subscribed AS old_subscribed, c.data AS old_data,
@@ -89,8 +83,12 @@ const UPSERT: PreparedStatement = {
        SELECT (SELECT contacts FROM billing_limits WHERE project_id = $1) AS contacts_cap, ${hasEndpointSql('$1')} AS hooked
      )
      SELECT u.id, u.email, u.old_subscribed, u.subscribed, u.is_new, u.changed, CASE WHEN p.hooked THEN u.data END AS data, p.contacts_cap, p.hooked
-       FROM (SELECT * FROM updated UNION ALL SELECT * FROM unchanged UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`,
-};
+       FROM (SELECT * FROM updated UNION ALL SELECT * FROM unchanged UNION ALL SELECT * FROM inserted) u CROSS JOIN project p`);
+
+/** One round of the batch upsert (UPSERT, above). */
+async function upsertRound(manager: EntityManager, projectId: string, items: UpsertItem[], subscribedByDefault: boolean): Promise<Row[]> {
+  return runPrepared(manager, UPSERT, [projectId, JSON.stringify(items), subscribedByDefault, items.map((item) => item.email)]) as Promise<Row[]>;
+}
 
 /**
  * What a batch upsert did: each item's outcome, in order, the project's contacts cap as its

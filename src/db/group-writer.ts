@@ -11,7 +11,7 @@
  * at a time, so that an item the database refuses fails its own caller only. With `spacingMs`, a
  * write starts no sooner than that after the one before it started: under a steady stream the
  * items of that time share one write, while an item that finds the writer idle long enough is
- * still written at once.
+ * still written at once. The one-at-a-time writes of a refused group do not wait for it.
  */
 export class GroupWriter<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
@@ -39,10 +39,10 @@ export class GroupWriter<T, R> {
       setTimeout(() => this.next(), wait);
       return;
     }
-    this.lastStart = performance.now();
     const group = this.pending.splice(0);
     this.writing = group.length > 0;
     if (!this.writing) return;
+    this.lastStart = performance.now();
     let released = false;
     const committed = () => {
       if (released) return;

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { PoolClient, QueryResult } from 'pg';
-import { prepareValue, type PreparedStatement } from './prepared';
+import { prepareValue, queryPrepared, type PreparedStatement } from './prepared';
 
 /** Runs a statement (its text, or a statement prepared once per connection) and answers its rows, as `EntityManager.query` does for a SELECT or an INSERT ... RETURNING. */
 export type RunQuery = (sql: string | PreparedStatement, parameters: unknown[]) => Promise<unknown[]>;
@@ -16,7 +16,6 @@ interface TransactionFlags {
   isTransactionActive: boolean;
   transactionDepth: number;
 }
-
 
 /** Errors of transactions that Postgres answered with a rollback: nothing of them was committed. */
 const rolledBackErrors = new WeakSet<object>();
@@ -59,7 +58,7 @@ async function runPipelined<T>(runner: QueryRunner, work: TransactionWork<T>): P
     if (ended) throw new Error('the transaction already ended');
     const values = parameters.map(prepareValue);
     ended = true;
-    const statement = client.query(typeof sql === 'string' ? sql : { name: sql.name, text: sql.text }, values);
+    const statement = typeof sql === 'string' ? client.query(sql, values) : queryPrepared(client, sql, values);
     const commit = client.query('COMMIT');
     const [started, done, committed] = await Promise.allSettled([begun, statement, commit]);
     setOpen(runner, false);

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { GroupWriter } from '../db/group-writer';
 import type { RunQuery } from '../db/pipelined-transaction';
-import type { PreparedStatement } from '../db/prepared';
+import { prepared } from '../db/prepared';
 import { EventRecord } from '../entities/event-record';
 import { eventRowsParameter, insertEventRows, setCreatedAt } from './events-queries';
 
@@ -50,12 +50,9 @@ export async function enqueueDispatches(query: RunQuery, batches: DispatchBatch[
   return rows.map((row) => String(row.id));
 }
 
-const INSERT_EVENTS_AND_ENQUEUE: PreparedStatement = {
-  name: 'herald_insert_events_and_enqueue',
-  text: `WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
+const INSERT_EVENTS_AND_ENQUEUE = prepared(`WITH stored AS (${insertEventRows(1)}), queued AS (${dispatchRows(2)})
      SELECT (SELECT json_agg(json_build_object('id', id, 'created_at', created_at)) FROM stored) AS events,
-            ARRAY(SELECT id::text FROM queued) AS dispatches`,
-};
+            ARRAY(SELECT id::text FROM queued) AS dispatches`);
 
 /**
  * Inserts events (rows from newEventRecords, their `createdAt` set here) and stores the batches'

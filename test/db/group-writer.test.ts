@@ -162,4 +162,17 @@ describe('GroupWriter', () => {
     finish();
     await expect(idle).resolves.toBe('done 5');
   });
+
+  it('with spacingMs, counts the spacing from the last write\'s start: after a write longer than it, an item is written at once', async () => {
+    const { groups, write, finish } = manualWrite();
+    const writer = new GroupWriter(write, { spacingMs: 100 });
+    const first = writer.add(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    finish();
+    await first;
+    const next = writer.add(2);
+    expect(groups).toEqual([[1], [2]]);
+    finish();
+    await expect(next).resolves.toBe('done 2');
+  });
 });

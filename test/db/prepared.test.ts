@@ -1,12 +1,12 @@
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
 import { HeldConnection } from '../../src/db/pipelined-transaction';
-import { runPrepared, type PreparedStatement } from '../../src/db/prepared';
+import { prepared, runPrepared } from '../../src/db/prepared';
 
 describe('prepared statements', () => {
   let dataSource: DataSource;
   const table = `prepared_${process.pid}`;
-  const insert: PreparedStatement = { name: `test_prepared_insert_${process.pid}`, text: `INSERT INTO ${table} (name, n) VALUES ($1, $2) RETURNING name, n` };
+  const insert = prepared(`INSERT INTO ${table} (name, n) VALUES ($1, $2) RETURNING name, n`);
   /** The statements prepared on the connection that runs this. */
   const preparedHere = `SELECT name FROM pg_prepared_statements WHERE name = '${insert.name}'`;
 
@@ -46,7 +46,35 @@ describe('prepared statements', () => {
 
   it('sent twice at once on one connection (pipelined), are prepared once and both answered', async () => {
     const held = new HeldConnection(dataSource);
-    const both = await held.run((manager) => Promise.all([runPrepared(manager, { ...insert, name: `${insert.name}_twice` }, ['f', 6]), runPrepared(manager, { ...insert, name: `${insert.name}_twice` }, ['g', 7])]));
+    const twice = prepared(`${insert.text} -- twice`);
+    const both = await held.run((manager) => Promise.all([runPrepared(manager, twice, ['f', 6]), runPrepared(manager, twice, ['g', 7])]));
     expect(both).toEqual([[{ name: 'f', n: 6 }], [{ name: 'g', n: 7 }]]);
+  });
+
+  it('are named by their text: the same text the same name, another text another', () => {
+    expect(prepared(insert.text).name).toBe(insert.name);
+    expect(prepared(`${insert.text} `).name).not.toBe(insert.name);
+    expect(insert.name).toMatch(/^herald_[0-9a-f]{24}$/);
+  });
+
+  it('are prepared again on a connection where a change of the table made them stale, and refuse a released runner', async () => {
+    const other = `prepared_stale_${process.pid}`;
+    await dataSource.query(`CREATE TABLE ${other} (name text PRIMARY KEY, n int)`);
+    const runner = dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      const select = prepared(`SELECT name, n FROM ${other} WHERE name = $1`);
+      await dataSource.query(`INSERT INTO ${other} (name, n) VALUES ('a', 1)`);
+      expect(await runPrepared(runner.manager, select, ['a'])).toEqual([{ name: 'a', n: 1 }]);
+      await dataSource.query(`ALTER TABLE ${other} ALTER COLUMN n TYPE text`);
+      await expect(runPrepared(runner.manager, select, ['a'])).rejects.toMatchObject({ code: '0A000' });
+      expect(await runPrepared(runner.manager, select, ['a'])).toEqual([{ name: 'a', n: '1' }]);
+      expect(await runPrepared(runner.manager, select, ['a'])).toEqual([{ name: 'a', n: '1' }]);
+    } finally {
+      await runner.release();
+      await dataSource.query(`DROP TABLE ${other}`);
+    }
+    await expect(runPrepared(runner.manager, insert, ['h', 8])).rejects.toThrow('released');
+    expect(await dataSource.query(`SELECT name FROM ${table} WHERE name = 'h'`)).toEqual([]);
   });
 });
