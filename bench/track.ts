@@ -12,6 +12,9 @@
  * never sends (Temporal is not started here, so no execution starts, but every event is checked
  * against the triggers and the contacts' waiting executions).
  *
+ * After Herald's run its stored events are counted against its 2xx answers: it fails when one is
+ * missing or stored twice.
+ *
  * BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3) and BENCH_CONNECTIONS (50) tune the run;
  * BENCH_TRACK_DATA=same sends each contact the same data every time (after its first event,
  * a tracked event then changes nothing of the contact), instead of data that changes nine times in ten;
@@ -185,23 +188,52 @@ async function addSubscribers(url: string, key: string): Promise<string> {
   return `subscribers: tracked segment "${segment.name}" (data.plan = pro), enabled workflow triggered by "${UNSENT_TRIGGER}"`;
 }
 
+/** The number of the next tracked event this process sends. */
+let sequence = 0;
+
 /**
  * A random tracked event of one of CONTACTS contacts, with a small payload: one that changes the
- * contact's data nine times in ten, or with BENCH_TRACK_DATA=same the same data on every event of a contact.
+ * contact's data nine times in ten, or with BENCH_TRACK_DATA=same the same data on every event of
+ * a contact. Each carries its own number (`seq`, for the event only: not kept on the contact), so
+ * that the stored events can be counted against the answers.
  */
 function trackBody(): string {
   const n = Math.floor(Math.random() * CONTACTS);
+  const plan = PLANS[n % PLANS.length];
   return JSON.stringify({
     email: `contact-${n}@bench.example`,
     event: EVENT_NAMES[Math.floor(Math.random() * EVENT_NAMES.length)],
-    data: SAME_DATA ? { plan: PLANS[n % PLANS.length] } : { plan: PLANS[n % PLANS.length], step: Math.floor(Math.random() * 10) },
+    data: {
+      plan,
+      ...(SAME_DATA ? {} : { step: Math.floor(Math.random() * 10) }),
+      seq: { value: sequence++, persistent: false },
+    },
   });
+}
+
+/**
+ * Herald's tracked events as stored, beside the 2xx answers of both phases (warm-up and measured):
+ * none may be missing or stored twice. More may be stored than answered: a request cut off when
+ * a phase ends (at most CONNECTIONS of them) may have been stored without its answer being read.
+ */
+async function storedEvents(db: Pool, projectId: string, answered: number): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS stored, count(DISTINCT data->>'seq')::int AS numbers FROM events WHERE project_id = $1 AND source = 'API'`,
+    [projectId],
+  );
+  const { stored, numbers } = rows[0] as { stored: number; numbers: number };
+  const twice = stored - numbers;
+  const ok = twice === 0 && stored >= answered && stored <= answered + 2 * CONNECTIONS;
+  console.log(`Herald's events: ${stored} stored for ${answered} answered 2xx (warm-up and measured), ${twice} stored twice -> ${ok ? 'PASS' : 'FAIL'}`);
+  return ok;
 }
 
 /** The figures of one measured run. */
 interface Figures {
   requestsPerSecond: number;
   ok: number;
+  /** 2xx answers of the warm-up and the measured run together. */
+  answered: number;
   p50: number;
   p99: number;
   /** CPU time of the server process per successful request, in milliseconds. */
@@ -216,7 +248,7 @@ interface Figures {
 }
 
 /** Drives POST /v1/track with CONNECTIONS keep-alive connections for `seconds`. */
-async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'cpuPerRequest' | 'postgresCpuPerRequest' | 'loadCpuPerRequest' | 'walPerRequest'>> {
+async function drive(url: string, key: string, seconds: number): Promise<Omit<Figures, 'answered' | 'cpuPerRequest' | 'postgresCpuPerRequest' | 'loadCpuPerRequest' | 'walPerRequest'>> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
@@ -258,13 +290,14 @@ async function walPosition(db: Pool): Promise<number> {
 /** Warms a server up, then measures it; postgresPid answers the embedded Postgres's pid (undefined on an external one). */
 async function measure(name: string, server: Server, key: string, postgresPid: () => number | undefined, db: Pool): Promise<Figures> {
   console.log(`${name}: warm-up ${WARMUP_SECONDS} s, then ${SECONDS} s with ${CONNECTIONS} connections`);
-  await drive(server.url, key, WARMUP_SECONDS);
+  const warmUp = await drive(server.url, key, WARMUP_SECONDS);
   const pid = postgresPid();
   const [cpuBefore, postgresBefore, loadBefore, walBefore] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs(), await walPosition(db)];
   const figures = await drive(server.url, key, SECONDS);
   const [cpuAfter, postgresAfter, loadAfter, walAfter] = [await server.cpuMs(), treeCpuSeconds(pid) * 1000, ownCpuMs(), await walPosition(db)];
   return {
     ...figures,
+    answered: warmUp.ok + figures.ok,
     cpuPerRequest: (cpuAfter - cpuBefore) / figures.ok,
     postgresCpuPerRequest: pid === undefined ? undefined : (postgresAfter - postgresBefore) / figures.ok,
     loadCpuPerRequest: (loadAfter - loadBefore) / figures.ok,
@@ -316,12 +349,13 @@ function main(): Promise<boolean> {
     console.log(`tracked data: ${SAME_DATA ? 'the same on every event of a contact (BENCH_TRACK_DATA=same)' : 'changes the contact nine times in ten'}`);
     const heraldFigures = await measure('Herald', herald, project.secretKey, postgresPid, db);
     await herald.stop();
+    const eventsKept = await storedEvents(db, project.id, heraldFigures.answered);
 
     const baseline = await startServer({ role: 'baseline', ...request });
     onCleanup(baseline.stop);
     const baselineFigures = await measure('baseline', baseline, project.secretKey, postgresPid, db);
 
-    return report(heraldFigures, baselineFigures);
+    return report(heraldFigures, baselineFigures) && eventsKept;
   });
 }
 
