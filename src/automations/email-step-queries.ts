@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { prepared, runPrepared } from '../db/prepared';
 import { verifiedDomainSql } from '../domains/domains-queries';
 import type { EmailType } from '../entities/template';
 import { suppressedSql } from '../sending/send-queries';
@@ -26,16 +27,17 @@ export async function stepEmailChecks(
   manager: EntityManager,
   input: { projectId: string; contactId: string; emailId: string; senderDomains: string[] },
 ): Promise<StepEmailChecks> {
-  const [row]: StepEmailChecks[] = await manager.query(
+  const [row] = (await runPrepared(manager, STEP_EMAIL_CHECKS, [input.projectId, input.contactId, input.emailId, input.senderDomains])) as StepEmailChecks[];
+  return row;
+}
+
+const STEP_EMAIL_CHECKS = prepared(
     `SELECT EXISTS (SELECT 1 FROM emails WHERE id = $3) AS written,
             CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'email', c.email, 'subscribed', c.subscribed) END AS contact,
             ${verifiedDomainSql('$1::uuid', '$4::text[]')} AS "verifiedSender",
             ${suppressedSql('$1::uuid', 'c.email')} AS suppressed
        FROM (SELECT 1) AS one LEFT JOIN contacts c ON c.project_id = $1 AND c.id = $2`,
-    [input.projectId, input.contactId, input.emailId, input.senderDomains],
-  );
-  return row;
-}
+);
 
 /** The message of a SEND_EMAIL step's email record. */
 export interface StepEmailValues {

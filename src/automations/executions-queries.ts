@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { prepared, runPrepared } from '../db/prepared';
 import type { Graph } from '../../workflows/shared';
 import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
 
@@ -35,16 +36,23 @@ const GRAPH_COLUMNS = `
  * transaction ends. Undefined when the project has no such workflow (and nothing is locked).
  */
 export async function lockForStart(manager: EntityManager, projectId: string, workflowId: string, contactId: string): Promise<StartSnapshot | undefined> {
-  const [row]: { allow_reentry: boolean; name: string; email: string | null; steps: Graph['steps']; transitions: Graph['transitions'] }[] = await manager.query(
-    `SELECT w.allow_reentry, w.name,
-            (SELECT c.email FROM contacts c WHERE c.id = $3 AND c.project_id = $2) AS email,
-            pg_advisory_xact_lock(hashtextextended($4, 0)) IS NULL AS locked,
-            ${GRAPH_COLUMNS}
-       FROM workflows w WHERE w.id = $1 AND w.project_id = $2 FOR SHARE OF w`,
-    [workflowId, projectId, contactId, startLockKey(workflowId, contactId)],
-  );
+  const [row] = (await runPrepared(manager, LOCK_FOR_START, [workflowId, projectId, contactId, startLockKey(workflowId, contactId)])) as {
+    allow_reentry: boolean;
+    name: string;
+    email: string | null;
+    steps: Graph['steps'];
+    transitions: Graph['transitions'];
+  }[];
   return row && { allowReentry: row.allow_reentry, name: row.name, email: row.email, graph: { steps: row.steps, transitions: row.transitions } };
 }
+
+const LOCK_FOR_START = prepared(
+  `SELECT w.allow_reentry, w.name,
+          (SELECT c.email FROM contacts c WHERE c.id = $3 AND c.project_id = $2) AS email,
+          pg_advisory_xact_lock(hashtextextended($4, 0)) IS NULL AS locked,
+          ${GRAPH_COLUMNS}
+     FROM workflows w WHERE w.id = $1 AND w.project_id = $2 FOR SHARE OF w`,
+);
 
 /** The key of the lock that serialises the starts of one workflow for one contact. */
 const startLockKey = (workflowId: string, contactId: string) => `wf-exec:${workflowId}:${contactId}`;
@@ -95,7 +103,14 @@ export async function insertStartedExecution(
     awaitedEvents: string[];
   },
 ): Promise<{ execution?: WorkflowExecution; reentryRefused: boolean }> {
-  const [row]: (Partial<ExecutionRow> & { refused: boolean })[] = await manager.query(
+  const [row] = (await runPrepared(manager, INSERT_STARTED, [
+    values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry,
+    values.status, values.currentStepId, values.awaitedEvents,
+  ])) as (Partial<ExecutionRow> & { refused: boolean })[];
+  return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow) } : {}), reentryRefused: row.refused };
+}
+
+const INSERT_STARTED = prepared(
     `WITH earlier AS (
        SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
      ), inserted AS (
@@ -105,13 +120,7 @@ export async function insertStartedExecution(
        RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
      )
      SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
-    [
-      values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry,
-      values.status, values.currentStepId, values.awaitedEvents,
-    ],
-  );
-  return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow) } : {}), reentryRefused: row.refused };
-}
+);
 
 /** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */
 export async function olderActiveExecutionId(manager: EntityManager, workflowId: string, contactId: string): Promise<string | undefined> {

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { prepared, runPrepared } from '../db/prepared';
 import { Email } from '../entities/email';
 import { disabledReasonSql } from '../reputation/reputation-queries';
 import { hasEndpointSql } from '../webhooks/sources-queries';
@@ -41,20 +42,10 @@ export type DeliverableEmail = Pick<
 
 /** An email record by id with what delivering it checks (DeliverableEmail), in one statement; undefined when there is none (yet). */
 export async function findDeliverableEmail(manager: EntityManager, id: string): Promise<DeliverableEmail | undefined> {
-  const [row]: DeliverableEmail[] = await manager.query(
-    `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
-            e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
-            e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
-            ${disabledReasonSql('e.project_id')} AS "disabledReason",
-            ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
-            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
-            ${hasEndpointSql('e.project_id')} AS hooked
-       FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
-      WHERE e.id = $1`,
-    [id],
-  );
+  const [row] = (await runPrepared(manager, DELIVERABLE_EMAIL, [id])) as DeliverableEmail[];
   return row;
 }
+
 
 /** Marks an email FAILED with the reason (at most 1,000 characters) if it is still QUEUED; answers whether it was. */
 export async function failQueuedEmail(manager: EntityManager, id: string, reason: string): Promise<boolean> {
@@ -125,6 +116,19 @@ const domainSql = (column: string) => `substring(${column} from '@([^@]*)$')`;
 export const suppressedSql = (projectColumn: string, column: string) =>
   `EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn}
             AND s.value IN (${column}, ${domainSql(column)}))`;
+
+/** findDeliverableEmail's statement (after suppressedSql, which it uses). */
+const DELIVERABLE_EMAIL = prepared(
+    `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
+            e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
+            e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
+            ${disabledReasonSql('e.project_id')} AS "disabledReason",
+            ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
+            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
+            ${hasEndpointSql('e.project_id')} AS hooked
+       FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
+      WHERE e.id = $1`,
+);
 
 /** The addresses among `emails` (compared lower-case, answered as given) that the project never sends to; one statement. */
 export async function suppressedAmong(manager: EntityManager, projectId: string, emails: string[]): Promise<Set<string>> {
