@@ -46,7 +46,6 @@ export async function findDeliverableEmail(manager: EntityManager, id: string): 
   return row;
 }
 
-
 /** Marks an email FAILED with the reason (at most 1,000 characters) if it is still QUEUED; answers whether it was. */
 export async function failQueuedEmail(manager: EntityManager, id: string, reason: string): Promise<boolean> {
   const [, updated]: [unknown, number] = await manager.query(
@@ -111,11 +110,14 @@ const domainSql = (column: string) => `substring(${column} from '@([^@]*)$')`;
 
 /**
  * SQL that is true when the address in `column` (lower-case) is suppressed in project
- * `projectColumn`: listed itself, or its domain listed. Uses the primary key twice.
+ * `projectColumn`: listed itself, or its domain listed. Two lookups by the whole primary key
+ * `(project_id, value)`: with one lookup of both values, a plan that cannot tell how many
+ * suppressions the project has (a prepared statement's generic plan, a project taken from a
+ * joined row) may walk all of the project's suppressions by another index instead.
  */
 export const suppressedSql = (projectColumn: string, column: string) =>
-  `EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn}
-            AND s.value IN (${column}, ${domainSql(column)}))`;
+  `(EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn} AND s.value = ${column})
+    OR EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn} AND s.value = ${domainSql(column)}))`;
 
 /** findDeliverableEmail's statement (after suppressedSql, which it uses). */
 const DELIVERABLE_EMAIL = prepared(
