@@ -32,11 +32,11 @@ export async function stepEmailChecks(
 }
 
 const STEP_EMAIL_CHECKS = prepared(
-    `SELECT EXISTS (SELECT 1 FROM emails WHERE id = $3) AS written,
-            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'email', c.email, 'subscribed', c.subscribed) END AS contact,
-            ${verifiedDomainSql('$1::uuid', '$4::text[]')} AS "verifiedSender",
-            ${suppressedSql('$1::uuid', 'c.email')} AS suppressed
-       FROM (SELECT 1) AS one LEFT JOIN contacts c ON c.project_id = $1 AND c.id = $2`,
+  `SELECT EXISTS (SELECT 1 FROM emails WHERE id = $3) AS written,
+          CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'email', c.email, 'subscribed', c.subscribed) END AS contact,
+          ${verifiedDomainSql('$1::uuid', '$4::text[]')} AS "verifiedSender",
+          ${suppressedSql('$1::uuid', 'c.email')} AS suppressed
+     FROM (SELECT 1) AS one LEFT JOIN contacts c ON c.project_id = $1 AND c.id = $2`,
 );
 
 /** The message of a SEND_EMAIL step's email record. */

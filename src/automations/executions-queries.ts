@@ -111,15 +111,15 @@ export async function insertStartedExecution(
 }
 
 const INSERT_STARTED = prepared(
-    `WITH earlier AS (
-       SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
-     ), inserted AS (
-       INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, awaited_events)
-       SELECT $1, $2, $3, $7, $8, $4, $5, $9 FROM earlier WHERE NOT earlier.refused
-       ON CONFLICT DO NOTHING
-       RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
-     )
-     SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
+  `WITH earlier AS (
+     SELECT NOT $6::boolean AND EXISTS (SELECT 1 FROM workflow_executions WHERE workflow_id = $2 AND contact_id = $3) AS refused
+   ), inserted AS (
+     INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, awaited_events)
+     SELECT $1, $2, $3, $7, $8, $4, $5, $9 FROM earlier WHERE NOT earlier.refused
+     ON CONFLICT DO NOTHING
+     RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
+   )
+   SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
 );
 
 /** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */

@@ -40,8 +40,8 @@ const setOpen = (runner: QueryRunner, open: boolean) => {
  * `commitWith` answers the statement's rows once the transaction committed. When the statement
  * fails, Postgres answers the COMMIT with a rollback, and the statement's error is thrown: nothing
  * was committed, whatever the error (`rolledBackByPostgres` tells so). When the COMMIT itself
- * fails, its error is thrown and the outcome is unknown, as with any COMMIT. Work that does not call `commitWith` is committed after it returns; work
- * that throws is rolled back. The runner is marked as in a transaction meanwhile, so a
+ * fails, its error is thrown and the outcome is unknown, as with any COMMIT. Work that does not
+ * call `commitWith` is committed after it returns; work that throws is rolled back. The runner is marked as in a transaction meanwhile, so a
  * transaction the work opens through TypeORM nests in this one (a savepoint).
  */
 async function runPipelined<T>(runner: QueryRunner, work: TransactionWork<T>): Promise<T> {

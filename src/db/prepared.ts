@@ -9,9 +9,9 @@ import type { PoolClient, QueryResult } from 'pg';
  * and event insert, a workflow execution's start and email checks, a delivery's load), whose
  * parsing and planning cost Postgres more than running them. Postgres may then keep a generic
  * plan for it: a statement whose generic plan runs slower than its custom ones (the claims and
- * marks of many emails by id array) is better left unprepared. Made by `prepared`, whose name is the text's digest: pg
- * refuses a name already used for another text before sending anything, which in a pipelined
- * transaction would still send the COMMIT queued behind it.
+ * marks of many emails by id array) is better left unprepared. Made by `prepared`, whose name is
+ * the text's digest: pg refuses a name already used for another text before sending anything,
+ * which in a pipelined transaction would still send the COMMIT queued behind it.
  */
 export interface PreparedStatement {
   readonly name: string;

@@ -65,8 +65,8 @@ interface PendingTrack {
  * workflow triggers, waiting executions and tracked segments see it even if the process dies
  * now. Committed groups are then delivered to those subscribers in commit order, those
  * committed while a delivery runs or within DELIVERY_SPACING_MS of its start together, and their
- * dispatch rows removed; a delivery that
- * fails or never happens is repeated by the worker (`event-redelivery`). While `maxUndelivered`
+ * dispatch rows removed; a delivery that fails or never happens is repeated by the worker
+ * (`event-redelivery`). While `maxUndelivered`
  * answered events wait for their delivery, no further group is written.
  *
  * A group holds at most one request per contact; a later request for a contact already in the

@@ -121,15 +121,15 @@ export const suppressedSql = (projectColumn: string, column: string) =>
 
 /** findDeliverableEmail's statement (after suppressedSql, which it uses). */
 const DELIVERABLE_EMAIL = prepared(
-    `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
-            e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
-            e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
-            ${disabledReasonSql('e.project_id')} AS "disabledReason",
-            ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
-            CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
-            ${hasEndpointSql('e.project_id')} AS hooked
-       FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
-      WHERE e.id = $1`,
+  `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
+          e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
+          e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
+          ${disabledReasonSql('e.project_id')} AS "disabledReason",
+          ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
+          CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
+          ${hasEndpointSql('e.project_id')} AS hooked
+     FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
+    WHERE e.id = $1`,
 );
 
 /** The addresses among `emails` (compared lower-case, answered as given) that the project never sends to; one statement. */
