@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     activities: createActivities(composeCore(config, dataSource, undefined)),
     webhookConcurrency: config.webhookConcurrency,
+    workflowTaskConcurrency: config.workflowTaskConcurrency,
     ...(process.argv.includes(NO_WORKFLOW_CACHE) ? { maxCachedWorkflows: 0 } : {}),
     workflowBundlePath: process.argv.find((arg) => arg.startsWith(WORKFLOW_BUNDLE))?.slice(WORKFLOW_BUNDLE.length),
   });

@@ -15,7 +15,7 @@ import { routeTemporalLogs } from '../src/orchestration/logging';
 import { HERALD_SEARCH_ATTRIBUTES } from '../src/orchestration/search-attributes';
 import { createWorker } from '../src/orchestration/worker';
 import { findTemporalCli } from '../temporal/cli';
-import { DYNAMIC_CONFIG, startDevServer } from '../temporal/dev-server';
+import { startDevServer } from '../temporal/dev-server';
 import { startTestServer } from '../temporal/test-server';
 import { freePort } from '../test/support/ports';
 import type { Scratch } from './support';
@@ -62,7 +62,7 @@ async function startEmbeddedTemporal(scratch: Scratch): Promise<string> {
     const sqlitePragmas = chosen === 'default' ? [] : chosen ? chosen.split(',') : undefined;
     // BENCH_TEMPORAL_CONFIG: dynamic config values (a JSON object) over Herald's own, to weigh a setting.
     const extra = process.env.BENCH_TEMPORAL_CONFIG;
-    const dynamicConfig = extra ? { ...DYNAMIC_CONFIG, ...(JSON.parse(extra) as Record<string, string | number | boolean>) } : undefined;
+    const dynamicConfig = extra ? (JSON.parse(extra) as Record<string, string | number | boolean>) : undefined;
     // Herald's search attributes, as `npm start` registers them (src/runtime/infrastructure.ts).
     const dev = await startDevServer({
       cliPath,

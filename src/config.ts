@@ -34,6 +34,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** WEBHOOK_CONCURRENCY: webhook delivery attempts a worker process runs at once at most (on the webhook task queue). */
   webhookConcurrency: number;
+  /** WORKFLOW_TASK_CONCURRENCY: workflow tasks a worker process runs at once at most on the main task queue. */
+  workflowTaskConcurrency: number;
   rateLimitPerMinute: number;
   /** Requests per client address per minute to the sign-in and account-email endpoints of `/auth`. */
   authRateLimitPerMinute: number;
@@ -308,6 +310,7 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers: hostPorts(env, 'DNS_SERVERS'),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 20, 1),
+    workflowTaskConcurrency: int(env, 'WORKFLOW_TASK_CONCURRENCY', 200, 2),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 1000, 1),
     authRateLimitPerMinute: int(env, 'AUTH_RATE_LIMIT_PER_MINUTE', 300, 1),
     trustProxy: trustProxy(env),

@@ -18,8 +18,8 @@ export interface DevServerOptions {
   /** SQLite pragmas of the dev server's database; SQLITE_PRAGMAS unless given ([] = SQLite's defaults). */
   sqlitePragmas?: string[];
   /**
-   * Dynamic config values (`--dynamic-config-value`); unless given ({} = the CLI's own),
-   * DYNAMIC_CONFIG when the database holds these search attributes as it starts (attributesRegistered).
+   * Dynamic config values (`--dynamic-config-value`) over Herald's own: QUEUE_CONFIG, and
+   * SEARCH_ATTRIBUTES_CONFIG when the database holds these search attributes as it starts (attributesRegistered).
    */
   dynamicConfig?: Record<string, string | number | boolean>;
   log?: (message: string) => void;
@@ -55,8 +55,23 @@ export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal', 'wal_au
  * registers them while creating it), or one an earlier run saw holding them (ATTRIBUTES_RECORD).
  * A DATA_DIR from before an attribute was added gets the CLI's own setting for that run.
  */
-export const DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+export const SEARCH_ATTRIBUTES_CONFIG: Record<string, string | number | boolean> = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
+};
+
+/**
+ * Each of the history service's task queues (transfer, timer, visibility) keeps every task it
+ * loaded, done or not, until its next checkpoint, every 30 s by default; and each time a task is
+ * written it merges the new range into the queue's last slice, which walks all the tasks kept.
+ * Under a steady flow of workflow starts and ends (a few hundred tasks a second) that is
+ * thousands of tasks walked per write: about a tenth of the dev server's CPU. A checkpoint every
+ * second keeps a second's worth; it also records the queues' progress, so that after a crash the
+ * server runs again only the tasks of the last second instead of up to the last 30.
+ */
+export const QUEUE_CONFIG: Record<string, string | number | boolean> = {
+  'history.transferProcessorUpdateAckInterval': '1s',
+  'history.timerProcessorUpdateAckInterval': '1s',
+  'history.visibilityProcessorUpdateAckInterval': '1s',
 };
 
 /** The search attributes (of those asked for) the dev server's database held when it last started, in DATA_DIR. */
@@ -93,7 +108,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await ensureFree(`${PART} UI`, `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT');
 
   const attributes = options.searchAttributes ?? {};
-  const dynamicConfig = options.dynamicConfig ?? (attributesRegistered(options.dataDir, attributes) ? DYNAMIC_CONFIG : {});
+  const dynamicConfig = {
+    ...QUEUE_CONFIG,
+    ...(attributesRegistered(options.dataDir, attributes) ? SEARCH_ATTRIBUTES_CONFIG : {}),
+    ...options.dynamicConfig,
+  };
   const args = [
     'server',
     'start-dev',

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ExecutionRef } from '../../workflows/shared';
 import { assertWithinEmailLimit, BillingLimitExceededError } from '../billing/limits';
+import { pooledTransactions, queryIn, type Transactions } from '../db/pipelined-transaction';
 import { senderDomains, unverifiedSender } from '../domains/sender-check';
 import type { EmailType } from '../entities/template';
 import { PermanentMailError } from '../mailer/types';
@@ -53,11 +54,15 @@ interface StepMessage {
  * (for the email id the step would have used, so a retried step emits it once).
  */
 export class EmailStep {
+  private readonly transactions: Transactions;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly delivery: Delivery,
     private readonly records: ExecutionRecords,
-  ) {}
+  ) {
+    this.transactions = pooledTransactions(dataSource);
+  }
 
   /**
    * Sends the step's email. `recorded`: the caller has just recorded this step on the execution,
@@ -81,10 +86,14 @@ export class EmailStep {
    * Checks sender, suppression and subscription, then writes the QUEUED record, in one
    * transaction that the project's emails cap rolls back; the reason when the step is skipped
    * instead. A record an earlier attempt wrote is left to be delivered, whatever changed since.
+   * The transaction is pipelined: its START goes out with the checks, and for a project without
+   * an emails cap (nothing to count under the cap's lock) the record's insert with its COMMIT,
+   * two waits for an answer instead of five. A cap first set while this transaction runs counts
+   * this email, like every other sent before it, from the next one on.
    */
   private async queue(execution: ExecutionRef, emailId: string, config: SendEmailConfig): Promise<SkipReason | undefined> {
     try {
-      return await this.dataSource.transaction(async (manager) => {
+      return await this.transactions(async (manager, commitWith) => {
         const message = await this.message(manager, execution.projectId, config);
         const checks = await stepEmailChecks(manager, {
           projectId: execution.projectId,
@@ -103,7 +112,8 @@ export class EmailStep {
           return 'suppressed';
         }
         if (message.type === 'MARKETING' && !contact.subscribed) return 'unsubscribed';
-        const inserted = await insertStepEmail(manager, {
+        const uncapped = checks.emailsCap === null;
+        const inserted = await insertStepEmail(uncapped ? commitWith : queryIn(manager), {
           id: emailId,
           projectId: execution.projectId,
           contactId: contact.id,
@@ -117,7 +127,7 @@ export class EmailStep {
           body: message.body,
           variables: { ...execution.eventData, ...execution.context },
         });
-        if (inserted) await assertWithinEmailLimit(manager, execution.projectId, 1);
+        if (inserted && !uncapped) await assertWithinEmailLimit(manager, execution.projectId, 1);
         return undefined;
       });
     } catch (err) {

@@ -8,6 +8,7 @@ import { describeSystemError, StartupError } from '../runtime/startup-error';
 import { ensureFree } from '../runtime/tcp';
 import { postgresBinaries, type PostgresBinaries } from './postgres-binaries';
 import { clusterDirectory, prepareClusterDirectory, reclaimCluster, removeIfEmpty } from './postgres-cluster';
+import { socketDirectory } from './postgres-socket';
 import { postgresUser, type PostgresUser } from './postgres-user';
 
 export interface EmbeddedDatabase {
@@ -33,9 +34,14 @@ interface EmbeddedOptions {
 const PART = 'embedded Postgres';
 const USER = 'herald';
 
-/** The URL of a database on the embedded Postgres listening on loopback `port`. */
-export const embeddedUrl = (port: number, password: string, database: string) =>
-  `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+/**
+ * The URL of a database on the embedded Postgres listening on loopback `port`; through its Unix
+ * socket in `socketDir` when given (the `host` parameter names the socket's directory).
+ */
+export const embeddedUrl = (port: number, password: string, database: string, socketDir?: string) =>
+  socketDir === undefined
+    ? `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`
+    : `postgres://${USER}:${encodeURIComponent(password)}@localhost:${port}/${database}?host=${encodeURIComponent(socketDir)}`;
 
 /** What to do about a failure, from the last lines of Postgres's log. */
 function hint(tail: string): string | undefined {
@@ -59,12 +65,14 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!existsSync(path.join(directory, 'PG_VERSION'))) await initialise(binaries, directory, user, options);
   await ensureFree(PART, `127.0.0.1:${options.port}`, 'EMBEDDED_POSTGRES_PORT');
 
-  const url = (database: string) => embeddedUrl(options.port, options.password, database);
+  // TCP on loopback for other programs; Herald's own connections through the Unix socket, when
+  // there is one, in the cluster directory (never in /tmp, where a killed postmaster's lock file would stay).
+  const socketDir = socketDirectory(directory, options.port);
+  const url = (database: string) => embeddedUrl(options.port, options.password, database, socketDir);
   const server = await startPart({
     part: PART,
     command: binaries.postgres,
-    // TCP on loopback only: no Unix socket, whose lock file a killed postmaster would leave in /tmp.
-    args: ['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    args: ['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
     logFile: options.logFile,
     uid: user?.uid,
     gid: user?.gid,

@@ -1,9 +1,14 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { PoolClient, QueryResult } from 'pg';
-import { prepareValue, queryPrepared, type PreparedStatement } from './prepared';
+import { prepareValue, queryPrepared, runPrepared, type PreparedStatement } from './prepared';
 
 /** Runs a statement (its text, or a statement prepared once per connection) and answers its rows, as `EntityManager.query` does for a SELECT or an INSERT ... RETURNING. */
 export type RunQuery = (sql: string | PreparedStatement, parameters: unknown[]) => Promise<unknown[]>;
+
+/** RunQuery on a manager (its transaction's connection, or the pool's): a statement that waits for its own answer. */
+export function queryIn(manager: EntityManager): RunQuery {
+  return (sql, parameters) => (typeof sql === 'string' ? manager.query(sql, parameters) : runPrepared(manager, sql, parameters));
+}
 
 /** Work in a pipelined transaction: its statements go through `manager`, its last one may go through `commitWith`. */
 export type TransactionWork<T> = (manager: EntityManager, commitWith: RunQuery) => Promise<T>;

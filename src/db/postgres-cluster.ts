@@ -4,6 +4,7 @@ import path from 'node:path';
 import { processArgs, processCwd, processesWorkingIn, processState, stopProcesses } from '../runtime/process-table';
 import { StartupError } from '../runtime/startup-error';
 import { ROOT_SHARED_DIR } from './postgres-binaries';
+import { removeSocketFiles } from './postgres-socket';
 import { reachableBy, type PostgresUser } from './postgres-user';
 
 const CLUSTERS_DIR = path.join(ROOT_SHARED_DIR, 'clusters');
@@ -105,7 +106,7 @@ function isPostmasterOf(pid: number, directory: string, real: string): boolean {
 /**
  * Stops a Postgres an earlier run left on this cluster (its postmaster with a fast shutdown,
  * then any backend it orphaned), and clears a lock file whose postmaster is gone or a zombie,
- * so that the new postmaster can start at once.
+ * and the socket files it left, so that the new postmaster can start at once.
  */
 export async function reclaimCluster(directory: string): Promise<{ stopped: number[] }> {
   if (!existsSync(directory)) return { stopped: [] };
@@ -123,5 +124,6 @@ export async function reclaimCluster(directory: string): Promise<{ stopped: numb
   if (postmaster && !isPostmasterOf(postmaster, directory, real)) {
     rmSync(path.join(directory, 'postmaster.pid'), { force: true });
   }
+  removeSocketFiles(directory);
   return { stopped };
 }

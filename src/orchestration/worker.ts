@@ -20,6 +20,12 @@ export interface CreateWorkerOptions {
   maxConcurrentActivityTaskExecutions?: number;
   /** Local activities run at once at most (the SDK's default when unset). */
   maxConcurrentLocalActivityExecutions?: number;
+  /** Workflow tasks run at once at most (the SDK's default, 40, when unset). */
+  maxConcurrentWorkflowTaskExecutions?: number;
+  /** Workflow task polls at once at most (the SDK's default, 10, when unset). */
+  workflowTaskPolls?: number;
+  /** The share of those polls that asks the task queue rather than this worker's sticky queue (the SDK's default, 0.2, when unset). */
+  nonStickyToStickyPollRatio?: number;
 }
 
 /** A worker for Herald's workflows (the prebuilt bundle, or bundled from `workflows/` now in a process of its own) and the given activities; call run() to poll. */
@@ -39,5 +45,8 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Worker
     ...(options.maxCachedWorkflows === undefined ? {} : { maxCachedWorkflows: options.maxCachedWorkflows }),
     ...(options.maxConcurrentActivityTaskExecutions === undefined ? {} : { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }),
     ...(options.maxConcurrentLocalActivityExecutions === undefined ? {} : { maxConcurrentLocalActivityExecutions: options.maxConcurrentLocalActivityExecutions }),
+    ...(options.maxConcurrentWorkflowTaskExecutions === undefined ? {} : { maxConcurrentWorkflowTaskExecutions: options.maxConcurrentWorkflowTaskExecutions }),
+    ...(options.workflowTaskPolls === undefined ? {} : { workflowTaskPollerBehavior: { type: 'simple-maximum' as const, maximum: options.workflowTaskPolls } }),
+    ...(options.nonStickyToStickyPollRatio === undefined ? {} : { nonStickyToStickyPollRatio: options.nonStickyToStickyPollRatio }),
   });
 }

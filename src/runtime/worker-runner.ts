@@ -20,6 +20,7 @@ export async function runWorker(core: AppDeps, address: string, shutdown: Shutdo
     workflowBundle: config.workflowBundle,
     activities: createActivities(core),
     webhookConcurrency: config.webhookConcurrency,
+    workflowTaskConcurrency: config.workflowTaskConcurrency,
   });
   // A workflow thread stuck in one call holds its workflows and would hold the shutdown: the
   // process ends at once, as a crash does, and Temporal gives their tasks to the next worker.

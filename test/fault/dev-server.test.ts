@@ -64,10 +64,12 @@ describe('Temporal dev server start-up', () => {
     }
   };
   const CACHED = '--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false';
+  const QUEUE_CHECKPOINTS = ['transfer', 'timer', 'visibility'].map((queue) => `--dynamic-config-value history.${queue}ProcessorUpdateAckInterval="1s"`);
 
   it('takes a start carrying Herald\'s search attributes at once, read from its cache on a new DATA_DIR and once an earlier run registered them', async () => {
     const first = await start(await freePort(), await freePort());
     expect(processCommand(recordedPid())).toContain(CACHED);
+    for (const checkpoint of QUEUE_CHECKPOINTS) expect(processCommand(recordedPid())).toContain(checkpoint);
     expect(await startWithContactEmail(first, 'first-run')).toBe('ada@example.com');
     await first.stop();
     const server = await start(await freePort(), await freePort());

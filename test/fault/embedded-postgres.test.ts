@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { openDatabase } from '../../src/db/data-source';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 import { packagedNativeDir, ROOT_SHARED_DIR } from '../../src/db/postgres-binaries';
+import { postgresUser } from '../../src/db/postgres-user';
 import { processState } from '../../src/runtime/process-table';
 import { StartupError } from '../../src/runtime/startup-error';
 import { descendants } from '../support/herald-process';
@@ -62,6 +63,42 @@ describe('embedded Postgres start-up', () => {
     const second = await start({ port: portOf(first.url) });
     expect(await query(second.url, 'SELECT n FROM kept')).toEqual([{ n: 42 }]);
     expect(processState(postmaster)).not.toBe('running');
+  });
+
+  it('connects Herald through the Unix socket in the cluster directory, and still listens on TCP loopback for other programs', async () => {
+    const database = await start();
+    expect(new URL(database.url).searchParams.get('host')).toBe(path.join(root, 'postgres'));
+    // A connection over a Unix socket has no client address.
+    expect(await query(database.url, 'SELECT inet_client_addr() AS addr')).toEqual([{ addr: null }]);
+    const tcp = `postgres://herald:fault-test@127.0.0.1:${portOf(database.url)}/herald`;
+    expect(await query(tcp, 'SELECT inet_client_addr()::text AS addr')).toEqual([{ addr: '127.0.0.1/32' }]);
+  });
+
+  it('starts over the socket lock file of a SIGKILLed postmaster whose process id another process of its account holds now', async () => {
+    const first = await start();
+    const port = portOf(first.url);
+    const postmaster = postmasterPid();
+    for (const pid of [postmaster, ...descendants(postmaster)]) process.kill(pid, 'SIGKILL');
+    started.length = 0;
+    // Postgres takes a lock file naming a live process it may signal for another postmaster's.
+    const user = postgresUser();
+    const holder = spawn('sleep', ['60'], user ? { uid: user.uid, gid: user.gid } : {});
+    try {
+      const lock = path.join(root, 'postgres', `.s.PGSQL.${port}.lock`);
+      const [, ...rest] = readFileSync(lock, 'utf8').split('\n');
+      writeFileSync(lock, [String(holder.pid), ...rest].join('\n'));
+      const second = await start({ port });
+      expect(await query(second.url, 'SELECT inet_client_addr() AS addr')).toEqual([{ addr: null }]);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('connects over TCP loopback when the socket path would be too long for the kernel', async () => {
+    const deep = path.join(root, 'd'.repeat(60), 'e'.repeat(40), 'postgres');
+    const database = await start({ directory: deep });
+    expect(new URL(database.url).searchParams.get('host')).toBeNull();
+    expect(await query(database.url, 'SELECT inet_client_addr()::text AS addr')).toEqual([{ addr: '127.0.0.1/32' }]);
   });
 
   it('kills the backends a SIGKILLed postmaster orphaned, which would keep its shared memory', async () => {

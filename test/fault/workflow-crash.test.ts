@@ -17,6 +17,9 @@ describe('crash recovery of workflow executions', () => {
 
   beforeAll(async () => {
     herald = await SesHerald.create('flow-crash', SES_LATENCY_MS);
+    // Four workflow tasks at once, each holding its task while its email is sent: the sends of the
+    // executions that woke together go out four at a time, so the kill finds some sent and some not.
+    herald.env.WORKFLOW_TASK_CONCURRENCY = '4';
   });
 
   afterAll(async () => {

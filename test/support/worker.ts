@@ -46,6 +46,7 @@ export async function startTestWorker(
     taskQueue: config.taskQueue,
     activities: createActivities(core),
     webhookConcurrency: config.webhookConcurrency,
+    workflowTaskConcurrency: config.workflowTaskConcurrency,
     ...options,
   });
   const running = runWorkers(workers);
