@@ -65,8 +65,9 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   if (!existsSync(path.join(directory, 'PG_VERSION'))) await initialise(binaries, directory, user, options);
   await ensureFree(PART, `127.0.0.1:${options.port}`, 'EMBEDDED_POSTGRES_PORT');
 
-  // TCP on loopback for other programs; Herald's own connections through the Unix socket, when
-  // there is one, in the cluster directory (never in /tmp, where a killed postmaster's lock file would stay).
+  // TCP on loopback for other programs (and `npm run herald`); the API's and the worker's connections
+  // through the Unix socket, when there is one, in the cluster directory (never in /tmp, where a
+  // killed postmaster's lock file would stay).
   const socketDir = socketDirectory(directory, options.port);
   const url = (database: string) => embeddedUrl(options.port, options.password, database, socketDir);
   const server = await startPart({

@@ -13,7 +13,7 @@ const SOCKET_FILE = /^\.s\.PGSQL\.\d+(\.lock)?$/;
 /**
  * The directory where the embedded Postgres makes its Unix socket: the cluster directory itself,
  * which only Postgres's own account (and root) may enter, so the socket is as private as the
- * data. Herald's own connections go through it: a statement sent over a Unix socket costs both
+ * data. The API's and the worker's connections go through it: a statement sent over a Unix socket costs both
  * ends far less of the kernel's time than one over TCP on loopback. Undefined (TCP on loopback
  * only) when the socket's path would be too long for the kernel, or the directory's name holds a
  * character that Postgres's list of socket directories would split or unquote.
