@@ -16,6 +16,7 @@ import { HERALD_SEARCH_ATTRIBUTES } from '../src/orchestration/search-attributes
 import { createWorker } from '../src/orchestration/worker';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
+import { findVisibilityIndexTool } from '../temporal/visibility-indexes';
 import { startTestServer } from '../temporal/test-server';
 import { freePort } from '../test/support/ports';
 import type { Scratch } from './support';
@@ -63,6 +64,8 @@ async function startEmbeddedTemporal(scratch: Scratch): Promise<string> {
     // BENCH_TEMPORAL_CONFIG: dynamic config values (a JSON object) over Herald's own, to weigh a setting.
     const extra = process.env.BENCH_TEMPORAL_CONFIG;
     const dynamicConfig = extra ? (JSON.parse(extra) as Record<string, string | number | boolean>) : undefined;
+    // BENCH_VISIBILITY_INDEXES=all: the dev server keeps all its visibility indexes (the baseline of dropping the unused ones).
+    const visibilityIndexTool = process.env.BENCH_VISIBILITY_INDEXES === 'all' ? undefined : await findVisibilityIndexTool();
     // Herald's search attributes, as `npm start` registers them (src/runtime/infrastructure.ts).
     const dev = await startDevServer({
       cliPath,
@@ -73,6 +76,7 @@ async function startEmbeddedTemporal(scratch: Scratch): Promise<string> {
       searchAttributes: HERALD_SEARCH_ATTRIBUTES,
       sqlitePragmas,
       dynamicConfig,
+      visibilityIndexTool,
     });
     scratch.onCleanup(dev.stop);
     return dev.address;

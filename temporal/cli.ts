@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { heraldCacheDir, isExecutable, onPath } from './tool-paths';
+import { findVisibilityIndexTool } from './visibility-indexes';
 
 /** The Temporal CLI release that still builds with `go install` (later ones carry a `replace` directive). */
 export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
@@ -12,12 +12,6 @@ export interface FindTemporalCliOptions {
   log?: (message: string) => void;
   /** Build the CLI with `go install` into the cache when nothing else is found. */
   install?: boolean;
-}
-
-/** Herald's cache directory for downloaded and built tools: `${XDG_CACHE_HOME or ~/.cache}/herald`. */
-export function heraldCacheDir(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'herald');
 }
 
 /** Where `go install` puts the Temporal CLI for Herald. */
@@ -62,32 +56,21 @@ function goInstall(go: string, log?: (message: string) => void): Promise<void> {
   });
 }
 
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, command);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
 if (require.main === module) {
-  findTemporalCli({ install: true, log: (message) => console.error(message) }).then(
-    (cli) => {
-      if (!cli) {
+  const log = (message: string) => console.error(message);
+  // Beside the CLI, the program that drops the dev server's unused visibility indexes (temporal/visibility-indexes.ts).
+  const tools = async () => {
+    const cli = await findTemporalCli({ install: true, log });
+    return cli && { cli, indexes: await findVisibilityIndexTool({ install: true, log }) };
+  };
+  tools().then(
+    (found) => {
+      if (!found) {
         console.error('The Temporal CLI is not on PATH, not cached and cannot be built: Go is not installed.');
         process.exit(1);
       }
-      console.log(cli);
+      console.log(found.cli);
+      if (found.indexes) console.log(found.indexes);
     },
     (error: Error) => {
       console.error(error.message);

@@ -4,6 +4,7 @@ import { stopProcesses } from '../src/runtime/process-table';
 import { liveRecordedProcess, removeRunRecord, writeRunRecord } from '../src/runtime/run-records';
 import { ensureFree } from '../src/runtime/tcp';
 import { spawnServer } from './server-process';
+import { dropUnusedVisibilityIndexes } from './visibility-indexes';
 
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Bool' | 'Datetime' | 'Double' | 'KeywordList';
 
@@ -22,6 +23,12 @@ export interface DevServerOptions {
    * SEARCH_ATTRIBUTES_CONFIG when the database holds these search attributes as it starts (attributesRegistered).
    */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /**
+   * The program that drops the visibility indexes no query uses (temporal/visibility-indexes.ts),
+   * before the server opens an existing database and once it has created a new one; without it
+   * the database keeps all of them.
+   */
+  visibilityIndexTool?: string;
   log?: (message: string) => void;
 }
 
@@ -41,9 +48,11 @@ const RECORD = 'temporal';
  * last commits (never corrupting the file). About twice the workflow throughput of the default.
  * The log is copied back into the database every 10,000 pages (40 MB) instead of SQLite's 1,000,
  * so a page the server rewrites often is copied once per checkpoint rather than ten times, and
- * temporary tables and sorts stay in memory.
+ * temporary tables and sorts stay in memory. A write that finds another connection holding the
+ * lock (Herald dropping the unused visibility indexes of a new database, an operator's `sqlite3`)
+ * waits for it up to 10 s instead of failing at once.
  */
-export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal', 'wal_autocheckpoint=10000', 'temp_store=memory'];
+export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal', 'wal_autocheckpoint=10000', 'temp_store=memory', 'busy_timeout=10000'];
 
 /**
  * The CLI turns on `system.forceSearchAttributesCacheRefreshOnRead`, so that attributes added
@@ -77,6 +86,22 @@ export const QUEUE_CONFIG: Record<string, string | number | boolean> = {
 /** The search attributes (of those asked for) the dev server's database held when it last started, in DATA_DIR. */
 const ATTRIBUTES_RECORD = 'temporal-search-attributes.json';
 
+/**
+ * Drops the unused visibility indexes with the tool, when there is one. A failure is logged and
+ * leaves the indexes as they are: the server runs the same with them, only slower.
+ */
+async function trimVisibilityIndexes(options: DevServerOptions, database: string): Promise<void> {
+  if (!options.visibilityIndexTool) return;
+  try {
+    const dropped = await dropUnusedVisibilityIndexes(options.visibilityIndexTool, database);
+    if (dropped.length) options.log?.(`Dropped ${dropped.length} visibility indexes of the ${PART} that no query uses`);
+  } catch (err) {
+    options.log?.(`The ${PART}'s unused visibility indexes stay: ${(err as Error).message}`);
+  }
+}
+
+const databaseFile = (dataDir: string) => path.join(dataDir, 'temporal.sqlite');
+
 /** The attributes as ATTRIBUTES_RECORD holds them: sorted by name. */
 const attributesText = (attributes: Record<string, SearchAttributeType>) => JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
 
@@ -86,7 +111,7 @@ const attributesText = (attributes: Record<string, SearchAttributeType>) => JSON
  * holding them all.
  */
 function attributesRegistered(dataDir: string, attributes: Record<string, SearchAttributeType>): boolean {
-  if (!existsSync(path.join(dataDir, 'temporal.sqlite'))) return true;
+  if (!existsSync(databaseFile(dataDir))) return true;
   const record = path.join(dataDir, ATTRIBUTES_RECORD);
   return existsSync(record) && readFileSync(record, 'utf8') === attributesText(attributes);
 }
@@ -107,6 +132,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   await ensureFree(PART, address, 'TEMPORAL_PORT');
   await ensureFree(`${PART} UI`, `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT');
 
+  const database = databaseFile(options.dataDir);
+  const existed = existsSync(database);
+  // No server has it open now: nothing waits on the drop.
+  if (existed) await trimVisibilityIndexes(options, database);
   const attributes = options.searchAttributes ?? {};
   const dynamicConfig = {
     ...QUEUE_CONFIG,
@@ -116,7 +145,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const args = [
     'server',
     'start-dev',
-    '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
+    '--db-filename', database,
     ...(options.sqlitePragmas ?? SQLITE_PRAGMAS).flatMap((pragma) => ['--sqlite-pragma', pragma]),
     ...Object.entries(dynamicConfig).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]),
     '--ip', '127.0.0.1',
@@ -148,6 +177,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     onSpawn: (pid) => writeRunRecord(options.dataDir, RECORD, pid, [options.cliPath, ...args]),
   });
   writeFileSync(path.join(options.dataDir, ATTRIBUTES_RECORD), attributesText(registered));
+  // The CLI created it just now: its visibility table is empty, so the drop is instant.
+  if (!existed) await trimVisibilityIndexes(options, database);
   return {
     address,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { heraldCacheDir } from './cli';
+import { heraldCacheDir } from './tool-paths';
 import { PACKAGE_ROOT } from '../src/runtime/module-form';
 import { ensureFree } from '../src/runtime/tcp';
 import { spawnServer } from './server-process';

@@ -7,6 +7,7 @@ import { logger } from '../logger';
 import { HERALD_SEARCH_ATTRIBUTES } from '../orchestration/search-attributes';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer } from '../../temporal/dev-server';
+import { findVisibilityIndexTool } from '../../temporal/visibility-indexes';
 import { startTestServer } from '../../temporal/test-server';
 import type { Shutdown } from './shutdown';
 
@@ -62,6 +63,10 @@ export async function acquireTemporal(config: Config, shutdown: Shutdown): Promi
       uiPort: config.temporalUiPort,
       namespace: config.temporalNamespace,
       searchAttributes: HERALD_SEARCH_ATTRIBUTES,
+      visibilityIndexTool: await findVisibilityIndexTool({ install: true, log }).catch((err: Error) => {
+        logger.warn(`The Temporal dev server keeps all its visibility indexes: ${err.message}`);
+        return undefined;
+      }),
       log,
     });
     shutdown.add('Temporal dev server', dev.stop);

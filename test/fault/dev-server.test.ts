@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,18 +7,24 @@ import { ensureSearchAttributes, HERALD_SEARCH_ATTRIBUTES } from '../../src/orch
 import { processCommand, processState } from '../../src/runtime/process-table';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
+import { findVisibilityIndexTool, UNUSED_VISIBILITY_INDEXES, visibilityIndexes } from '../../temporal/visibility-indexes';
 import { freePort } from '../support/ports';
+import { until } from '../support/wait';
 
 /** The Temporal CLI dev server as `npm start` runs it: a leftover of a crashed run is replaced, a taken port named. */
 describe('Temporal dev server start-up', () => {
   let dataDir: string;
   let cliPath: string;
+  let indexTool: string;
   const started: DevServer[] = [];
 
   beforeAll(async () => {
     const found = await findTemporalCli({ install: false });
     if (!found) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
     cliPath = found;
+    const tool = await findVisibilityIndexTool();
+    if (!tool) throw new Error('No visibility index tool: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
+    indexTool = tool;
   });
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'herald-dev-server-'));
@@ -28,8 +34,8 @@ describe('Temporal dev server start-up', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const start = async (port: number, uiPort: number) => {
-    const server = await startDevServer({ cliPath, dataDir, port, uiPort, namespace: 'default', searchAttributes: HERALD_SEARCH_ATTRIBUTES });
+  const start = async (port: number, uiPort: number, options: { visibilityIndexTool?: string } = {}) => {
+    const server = await startDevServer({ cliPath, dataDir, port, uiPort, namespace: 'default', searchAttributes: HERALD_SEARCH_ATTRIBUTES, ...options });
     started.push(server);
     return server;
   };
@@ -41,6 +47,7 @@ describe('Temporal dev server start-up', () => {
     expect(command).toContain('--sqlite-pragma journal_mode=wal');
     expect(command).toContain('--sqlite-pragma synchronous=normal');
     expect(command).toContain('--sqlite-pragma wal_autocheckpoint=10000');
+    expect(command).toContain('--sqlite-pragma busy_timeout=10000');
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
   });
 
@@ -114,5 +121,72 @@ describe('Temporal dev server start-up', () => {
     const cached = await start(await freePort(), await freePort());
     expect(processCommand(recordedPid())).toContain(CACHED);
     expect(await startWithContactEmail(cached, 'cached-search-attribute')).toBe('ada@example.com');
+  });
+
+  /** Starts a workflow of Herald's automation `automation` (search attribute HeraldWorkflowId) that no worker runs; answers its id. */
+  const startForAutomation = async (client: Client, workflowId: string, automation: string) => {
+    await client.workflow.start('noWorkerPollsThis', {
+      taskQueue: 'dev-server-test',
+      workflowId,
+      typedSearchAttributes: [{ key: { name: 'HeraldWorkflowId', type: 'KEYWORD' }, value: automation }],
+    });
+    return workflowId;
+  };
+  /** The ids of the workflows a visibility query lists, once they are `expected` (the visibility queue trails the starts). */
+  const listed = (client: Client, query: string, expected: string[]) =>
+    until(
+      async () => {
+        const ids: string[] = [];
+        for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+        return ids.sort();
+      },
+      (ids) => JSON.stringify(ids) === JSON.stringify([...expected].sort()),
+      `the workflows of ${query}`,
+    );
+
+  it('drops the visibility indexes no query uses from a database an earlier run left with all of them, and lists by the remaining and the dropped columns alike', async () => {
+    const database = path.join(dataDir, 'temporal.sqlite');
+    const earlier = await start(await freePort(), await freePort());
+    const all = await visibilityIndexes(indexTool, database);
+    expect(all).toHaveLength(45);
+    expect(all).toEqual(expect.arrayContaining([...UNUSED_VISIBILITY_INDEXES]));
+    let connection = await Connection.connect({ address: earlier.address });
+    let client = new Client({ connection, namespace: 'default' });
+    expect(await ensureSearchAttributes(client)).toBe(true);
+    const before = await startForAutomation(client, 'before-the-drop', 'automation-1');
+    await client.workflow.getHandle(before).terminate();
+    await connection.close();
+    await earlier.stop();
+
+    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: indexTool });
+    const kept = await visibilityIndexes(indexTool, database);
+    expect(kept).toEqual(all.filter((name) => !UNUSED_VISIBILITY_INDEXES.includes(name)));
+    expect(kept).toEqual(expect.arrayContaining(['default_idx', 'by_workflow_id', 'by_status', 'by_keyword_01', 'by_keyword_02', 'by_keyword_03']));
+    connection = await Connection.connect({ address: server.address });
+    try {
+      client = new Client({ connection, namespace: 'default' });
+      const after = await startForAutomation(client, 'after-the-drop', 'automation-1');
+      await startForAutomation(client, 'another-automation', 'automation-2');
+      await listed(client, 'HeraldWorkflowId = "automation-1"', [before, after]);
+      await listed(client, 'HeraldWorkflowId = "automation-1" AND ExecutionStatus = "Running"', [after]);
+      // by_history_length is gone: the query reads the table instead.
+      await listed(client, 'HistoryLength > 0', [before]);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('drops them from a new database once the server created it, and the server goes on', async () => {
+    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: indexTool });
+    const kept = await visibilityIndexes(indexTool, path.join(dataDir, 'temporal.sqlite'));
+    expect(kept).toHaveLength(45 - UNUSED_VISIBILITY_INDEXES.length);
+    for (const name of UNUSED_VISIBILITY_INDEXES) expect(kept).not.toContain(name);
+    expect(await startWithContactEmail(server, 'new-database')).toBe('ada@example.com');
+  });
+
+  it('never creates a database: the CLI would then take it for one it set up', async () => {
+    const missing = path.join(dataDir, 'temporal.sqlite');
+    await expect(visibilityIndexes(indexTool, missing)).rejects.toThrow(/no such file/);
+    expect(existsSync(missing)).toBe(false);
   });
 });
