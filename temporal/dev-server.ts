@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stopProcesses } from '../src/runtime/process-table';
 import { liveRecordedProcess, removeRunRecord, writeRunRecord } from '../src/runtime/run-records';
 import { ensureFree } from '../src/runtime/tcp';
 import { spawnServer } from './server-process';
-import { dropUnusedVisibilityIndexes } from './visibility-indexes';
+import { applyVisibilityIndexChanges, visibilityIndexChanges } from './visibility-indexes';
 
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Bool' | 'Datetime' | 'Double' | 'KeywordList';
 
@@ -24,9 +24,9 @@ export interface DevServerOptions {
    */
   dynamicConfig?: Record<string, string | number | boolean>;
   /**
-   * The program that drops the visibility indexes no query uses (temporal/visibility-indexes.ts),
-   * before the server opens an existing database and once it has created a new one; without it
-   * the database keeps all of them.
+   * The program that drops the visibility indexes no query uses (temporal/visibility-indexes.ts)
+   * while no server has the database open: before the server opens an existing one, and for a
+   * new one between the CLI's creating it and a second start; without it the database keeps all.
    */
   visibilityIndexTool?: string;
   log?: (message: string) => void;
@@ -48,11 +48,9 @@ const RECORD = 'temporal';
  * last commits (never corrupting the file). About twice the workflow throughput of the default.
  * The log is copied back into the database every 10,000 pages (40 MB) instead of SQLite's 1,000,
  * so a page the server rewrites often is copied once per checkpoint rather than ten times, and
- * temporary tables and sorts stay in memory. A write that finds another connection holding the
- * lock (Herald dropping the unused visibility indexes of a new database, an operator's `sqlite3`)
- * waits for it up to 10 s instead of failing at once.
+ * temporary tables and sorts stay in memory.
  */
-export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal', 'wal_autocheckpoint=10000', 'temp_store=memory', 'busy_timeout=10000'];
+export const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal', 'wal_autocheckpoint=10000', 'temp_store=memory'];
 
 /**
  * The CLI turns on `system.forceSearchAttributesCacheRefreshOnRead`, so that attributes added
@@ -87,16 +85,37 @@ export const QUEUE_CONFIG: Record<string, string | number | boolean> = {
 const ATTRIBUTES_RECORD = 'temporal-search-attributes.json';
 
 /**
- * Drops the unused visibility indexes with the tool, when there is one. A failure is logged and
- * leaves the indexes as they are: the server runs the same with them, only slower.
+ * The custom search attribute columns the namespace mapped to an attribute when the server last
+ * started, in DATA_DIR; written only when every attribute asked for was registered then, so
+ * that the index of one Herald adds later is never dropped.
+ */
+const SLOTS_RECORD = 'temporal-search-attribute-slots.json';
+
+function recordedSlots(dataDir: string): string[] | undefined {
+  try {
+    return JSON.parse(readFileSync(path.join(dataDir, SLOTS_RECORD), 'utf8')) as string[];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Drops the visibility indexes no query uses, and creates those of slot columns mapped since
+ * theirs was dropped, with the tool, when there is one; only while no server has the database
+ * open. A failure is logged and leaves the indexes as they are: the server runs the same with
+ * them, only slower.
  */
 async function trimVisibilityIndexes(options: DevServerOptions, database: string): Promise<void> {
   if (!options.visibilityIndexTool) return;
   try {
-    const dropped = await dropUnusedVisibilityIndexes(options.visibilityIndexTool, database);
-    if (dropped.length) options.log?.(`Dropped ${dropped.length} visibility indexes of the ${PART} that no query uses`);
+    const changes = visibilityIndexChanges(recordedSlots(options.dataDir));
+    const done = await applyVisibilityIndexChanges(options.visibilityIndexTool, database, changes);
+    const dropped = done.filter((line) => line.startsWith('dropped ')).length;
+    const created = done.filter((line) => line.startsWith('created ')).length;
+    if (dropped) options.log?.(`Dropped ${dropped} visibility indexes of the ${PART} that no query uses`);
+    if (created) options.log?.(`Created ${created} visibility indexes of the ${PART} for search attributes added since`);
   } catch (err) {
-    options.log?.(`The ${PART}'s unused visibility indexes stay: ${(err as Error).message}`);
+    options.log?.(`The ${PART}'s visibility indexes stay as they are: ${(err as Error).message}`);
   }
 }
 
@@ -134,7 +153,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
 
   const database = databaseFile(options.dataDir);
   const existed = existsSync(database);
-  // No server has it open now: nothing waits on the drop.
   if (existed) await trimVisibilityIndexes(options, database);
   const attributes = options.searchAttributes ?? {};
   const dynamicConfig = {
@@ -159,26 +177,36 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
   // The CLI registers `--search-attribute` on a new database only; Herald adds the others while it runs.
   let registered: Record<string, SearchAttributeType> = {};
-  const server = await spawnServer({
-    name: PART,
-    command: options.cliPath,
-    args,
-    address,
-    logFile: path.join(options.dataDir, 'logs', 'temporal.log'),
-    ready: async (connection) => {
-      await connection.workflowService.describeNamespace({ namespace: options.namespace });
-      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: options.namespace });
-      registered = Object.fromEntries(Object.entries(attributes).filter(([name]) => name in (customAttributes ?? {})));
-    },
-    startTimeoutMs: 60_000,
-    stopGraceMs: 10_000,
-    log: options.log,
-    // Recorded at once, so that a start killed before the server was ready still finds it next time.
-    onSpawn: (pid) => writeRunRecord(options.dataDir, RECORD, pid, [options.cliPath, ...args]),
-  });
+  let slots: string[] = [];
+  const spawn = () =>
+    spawnServer({
+      name: PART,
+      command: options.cliPath,
+      args,
+      address,
+      logFile: path.join(options.dataDir, 'logs', 'temporal.log'),
+      ready: async (connection) => {
+        const { config } = await connection.workflowService.describeNamespace({ namespace: options.namespace });
+        slots = Object.keys(config?.customSearchAttributeAliases ?? {}).sort();
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: options.namespace });
+        registered = Object.fromEntries(Object.entries(attributes).filter(([name]) => name in (customAttributes ?? {})));
+      },
+      startTimeoutMs: 60_000,
+      stopGraceMs: 10_000,
+      log: options.log,
+      // Recorded at once, so that a start killed before the server was ready still finds it next time.
+      onSpawn: (pid) => writeRunRecord(options.dataDir, RECORD, pid, [options.cliPath, ...args]),
+    });
+  let server = await spawn();
   writeFileSync(path.join(options.dataDir, ATTRIBUTES_RECORD), attributesText(registered));
-  // The CLI created it just now: its visibility table is empty, so the drop is instant.
-  if (!existed) await trimVisibilityIndexes(options, database);
+  if (Object.keys(registered).length === Object.keys(attributes).length) writeFileSync(path.join(options.dataDir, SLOTS_RECORD), JSON.stringify(slots));
+  else rmSync(path.join(options.dataDir, SLOTS_RECORD), { force: true });
+  if (!existed && options.visibilityIndexTool) {
+    // The CLI created it just now, with every index: once more, with the indexes trimmed while the server is stopped (a second or two, once).
+    await server.stop();
+    await trimVisibilityIndexes(options, database);
+    server = await spawn();
+  }
   return {
     address,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,

@@ -7,7 +7,14 @@ import { ensureSearchAttributes, HERALD_SEARCH_ATTRIBUTES } from '../../src/orch
 import { processCommand, processState } from '../../src/runtime/process-table';
 import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
-import { findVisibilityIndexTool, UNUSED_VISIBILITY_INDEXES, visibilityIndexes } from '../../temporal/visibility-indexes';
+import {
+  applyVisibilityIndexChanges,
+  findVisibilityIndexTool,
+  SLOT_COLUMNS,
+  slotIndex,
+  UNQUERIED_VISIBILITY_INDEXES,
+  visibilityIndexes,
+} from '../../temporal/visibility-indexes';
 import { freePort } from '../support/ports';
 import { until } from '../support/wait';
 
@@ -15,17 +22,19 @@ import { until } from '../support/wait';
 describe('Temporal dev server start-up', () => {
   let dataDir: string;
   let cliPath: string;
-  let indexTool: string;
   const started: DevServer[] = [];
 
   beforeAll(async () => {
     const found = await findTemporalCli({ install: false });
     if (!found) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
     cliPath = found;
-    const tool = await findVisibilityIndexTool();
-    if (!tool) throw new Error('No visibility index tool: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
-    indexTool = tool;
   });
+  /** The program that trims the visibility indexes; needs Go to be built. */
+  const indexTool = async () => {
+    const tool = await findVisibilityIndexTool();
+    if (!tool) throw new Error('No visibility index program: `npx tsx temporal/cli.ts` builds it with Go (as .ci/run does)');
+    return tool;
+  };
   beforeEach(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'herald-dev-server-'));
   });
@@ -47,7 +56,6 @@ describe('Temporal dev server start-up', () => {
     expect(command).toContain('--sqlite-pragma journal_mode=wal');
     expect(command).toContain('--sqlite-pragma synchronous=normal');
     expect(command).toContain('--sqlite-pragma wal_autocheckpoint=10000');
-    expect(command).toContain('--sqlite-pragma busy_timeout=10000');
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
   });
 
@@ -143,50 +151,97 @@ describe('Temporal dev server start-up', () => {
       (ids) => JSON.stringify(ids) === JSON.stringify([...expected].sort()),
       `the workflows of ${query}`,
     );
+  /** Runs `use` with a client of the server. */
+  const withClient = async <T>(server: DevServer, use: (client: Client, connection: Connection) => Promise<T>): Promise<T> => {
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      return await use(new Client({ connection, namespace: 'default' }), connection);
+    } finally {
+      await connection.close();
+    }
+  };
+  /** The custom search attribute columns the namespace maps to an attribute. */
+  const mappedSlots = (server: DevServer) =>
+    withClient(server, async (_, connection) => {
+      const { config } = await connection.workflowService.describeNamespace({ namespace: 'default' });
+      return Object.keys(config?.customSearchAttributeAliases ?? {}).filter((column) => SLOT_COLUMNS.includes(column));
+    });
+  const database = () => path.join(dataDir, 'temporal.sqlite');
+  /** The indexes a trimmed database has: all of them but the unqueried ones and the unmapped slots'. */
+  const trimmed = (all: string[], mapped: string[]) =>
+    all.filter((name) => !UNQUERIED_VISIBILITY_INDEXES.includes(name) && !SLOT_COLUMNS.some((column) => slotIndex(column) === name && !mapped.includes(column)));
 
-  it('drops the visibility indexes no query uses from a database an earlier run left with all of them, and lists by the remaining and the dropped columns alike', async () => {
-    const database = path.join(dataDir, 'temporal.sqlite');
+  it('drops the visibility indexes no query uses from a database an earlier run left with all of them, keeps those of the slots Herald\'s attributes map to, and lists by kept and dropped columns alike', async () => {
+    const tool = await indexTool();
     const earlier = await start(await freePort(), await freePort());
-    const all = await visibilityIndexes(indexTool, database);
+    const all = await visibilityIndexes(tool, database());
     expect(all).toHaveLength(45);
-    expect(all).toEqual(expect.arrayContaining([...UNUSED_VISIBILITY_INDEXES]));
-    let connection = await Connection.connect({ address: earlier.address });
-    let client = new Client({ connection, namespace: 'default' });
-    expect(await ensureSearchAttributes(client)).toBe(true);
-    const before = await startForAutomation(client, 'before-the-drop', 'automation-1');
-    await client.workflow.getHandle(before).terminate();
-    await connection.close();
+    const mapped = await mappedSlots(earlier);
+    expect(mapped).toHaveLength(Object.keys(HERALD_SEARCH_ATTRIBUTES).length);
+    const before = await withClient(earlier, async (client) => {
+      const id = await startForAutomation(client, 'before-the-drop', 'automation-1');
+      await client.workflow.getHandle(id).terminate();
+      return id;
+    });
     await earlier.stop();
 
-    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: indexTool });
-    const kept = await visibilityIndexes(indexTool, database);
-    expect(kept).toEqual(all.filter((name) => !UNUSED_VISIBILITY_INDEXES.includes(name)));
-    expect(kept).toEqual(expect.arrayContaining(['default_idx', 'by_workflow_id', 'by_status', 'by_keyword_01', 'by_keyword_02', 'by_keyword_03']));
-    connection = await Connection.connect({ address: server.address });
-    try {
-      client = new Client({ connection, namespace: 'default' });
+    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: tool });
+    const kept = await visibilityIndexes(tool, database());
+    expect(kept).toEqual(trimmed(all, mapped));
+    expect(kept).toHaveLength(45 - UNQUERIED_VISIBILITY_INDEXES.length - (SLOT_COLUMNS.length - mapped.length));
+    expect(kept).toEqual(expect.arrayContaining(['default_idx', 'by_workflow_id', 'by_status', ...mapped.map(slotIndex)]));
+    await withClient(server, async (client) => {
       const after = await startForAutomation(client, 'after-the-drop', 'automation-1');
       await startForAutomation(client, 'another-automation', 'automation-2');
       await listed(client, 'HeraldWorkflowId = "automation-1"', [before, after]);
       await listed(client, 'HeraldWorkflowId = "automation-1" AND ExecutionStatus = "Running"', [after]);
       // by_history_length is gone: the query reads the table instead.
       await listed(client, 'HistoryLength > 0', [before]);
-    } finally {
-      await connection.close();
-    }
+    });
   });
 
-  it('drops them from a new database once the server created it, and the server goes on', async () => {
-    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: indexTool });
-    const kept = await visibilityIndexes(indexTool, path.join(dataDir, 'temporal.sqlite'));
-    expect(kept).toHaveLength(45 - UNUSED_VISIBILITY_INDEXES.length);
-    for (const name of UNUSED_VISIBILITY_INDEXES) expect(kept).not.toContain(name);
+  it('keeps every slot\'s index while the mapping is not known (a DATA_DIR from before it was recorded), and trims them the start after', async () => {
+    const tool = await indexTool();
+    await (await start(await freePort(), await freePort())).stop();
+    const all = await visibilityIndexes(tool, database());
+    rmSync(path.join(dataDir, 'temporal-search-attribute-slots.json'));
+    const first = await start(await freePort(), await freePort(), { visibilityIndexTool: tool });
+    const mapped = await mappedSlots(first);
+    expect(await visibilityIndexes(tool, database())).toEqual(all.filter((name) => !UNQUERIED_VISIBILITY_INDEXES.includes(name)));
+    await first.stop();
+    await start(await freePort(), await freePort(), { visibilityIndexTool: tool });
+    expect(await visibilityIndexes(tool, database())).toEqual(trimmed(all, mapped));
+  });
+
+  it('drops them from a new database between the CLI\'s creating it and a second start, and creates again, two starts later, the index of a slot an attribute maps to since', async () => {
+    const tool = await indexTool();
+    const server = await start(await freePort(), await freePort(), { visibilityIndexTool: tool });
+    const kept = await visibilityIndexes(tool, database());
+    expect(kept).toHaveLength(45 - UNQUERIED_VISIBILITY_INDEXES.length - (SLOT_COLUMNS.length - Object.keys(HERALD_SEARCH_ATTRIBUTES).length));
+    for (const name of UNQUERIED_VISIBILITY_INDEXES) expect(kept).not.toContain(name);
     expect(await startWithContactEmail(server, 'new-database')).toBe('ada@example.com');
+    // An operator adds an attribute of their own: it maps to an Int slot, whose index is gone.
+    await withClient(server, (_, connection) =>
+      connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: { OperatorScore: 3 /* temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT */ } }),
+    );
+    const intSlot = (await mappedSlots(server)).find((column) => column.startsWith('Int'));
+    expect(intSlot).toBeDefined();
+    expect(kept).not.toContain(slotIndex(intSlot as string));
+    await server.stop();
+    // The start after it records the mapping with the new slot; the one after that creates its index.
+    await (await start(await freePort(), await freePort(), { visibilityIndexTool: tool })).stop();
+    expect(await visibilityIndexes(tool, database())).toEqual(kept);
+    await start(await freePort(), await freePort(), { visibilityIndexTool: tool });
+    expect(await visibilityIndexes(tool, database())).toEqual([...kept, slotIndex(intSlot as string)].sort());
   });
 
-  it('never creates a database: the CLI would then take it for one it set up', async () => {
-    const missing = path.join(dataDir, 'temporal.sqlite');
-    await expect(visibilityIndexes(indexTool, missing)).rejects.toThrow(/no such file/);
-    expect(existsSync(missing)).toBe(false);
+  it('never creates a database (the CLI would take it for one it set up), and refuses what is not an index or a slot column', async () => {
+    const tool = await indexTool();
+    await expect(visibilityIndexes(tool, database())).rejects.toThrow(/no such file/);
+    expect(existsSync(database())).toBe(false);
+    await (await start(await freePort(), await freePort())).stop();
+    await expect(applyVisibilityIndexChanges(tool, database(), { drop: ['x"; DROP TABLE executions_visibility; --'], create: [] })).rejects.toThrow(/not drop/);
+    await expect(applyVisibilityIndexChanges(tool, database(), { drop: [], create: ['close_time'] })).rejects.toThrow(/not drop/);
+    expect(await visibilityIndexes(tool, database())).toHaveLength(45);
   });
 });
