@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { heraldCacheDir, isExecutable, onPath } from './tool-paths';
+import { heraldCacheDir, isExecutable, onPath, runTool } from './tool-paths';
 import { findVisibilityIndexTool } from './visibility-indexes';
 
 /** The Temporal CLI release that still builds with `go install` (later ones carry a `replace` directive). */
@@ -36,24 +35,10 @@ export async function findTemporalCli(options: FindTemporalCliOptions = {}): Pro
   return isExecutable(cachedCliPath()) ? cachedCliPath() : undefined;
 }
 
-function goInstall(go: string, log?: (message: string) => void): Promise<void> {
+async function goInstall(go: string, log?: (message: string) => void): Promise<void> {
   const bin = path.dirname(cachedCliPath());
   log?.(`Building the Temporal CLI (go install ${TEMPORAL_CLI_MODULE}) into ${bin}; this takes about 3 minutes once.`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(go, ['install', TEMPORAL_CLI_MODULE], {
-      env: { ...process.env, GOBIN: bin },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`go install ${TEMPORAL_CLI_MODULE} failed (code ${code}):\n${stderr.trim()}`));
-    });
-  });
+  await runTool(`go install ${TEMPORAL_CLI_MODULE}`, go, ['install', TEMPORAL_CLI_MODULE], { env: { ...process.env, GOBIN: bin } });
 }
 
 if (require.main === module) {

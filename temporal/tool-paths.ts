@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,3 +29,18 @@ export function isExecutable(file: string): boolean {
   }
 }
 
+/**
+ * Runs a build or helper program and answers its standard output; rejects, naming it `what`, with
+ * the end of its standard error when it fails.
+ */
+export function runTool(what: string, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${what} failed (code ${code}):\n${stderr.trim()}`))));
+  });
+}

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../src/runtime/module-form';
-import { heraldCacheDir, isExecutable, onPath } from './tool-paths';
+import { heraldCacheDir, isExecutable, onPath, runTool } from './tool-paths';
 
 /**
  * The dev server keeps its visibility records (what the Temporal UI lists and filters) in one
@@ -75,19 +74,6 @@ export function visibilityIndexToolPath(): string {
   return path.join(heraldCacheDir(), 'bin', `${TOOL_PREFIX}${hash.digest('hex').slice(0, 12)}`);
 }
 
-/** Runs `command` and answers its standard output; rejects with its standard error when it fails. */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${path.basename(command)} failed (code ${code}): ${stderr.trim()}`))));
-  });
-}
-
 /** Removes the builds of other sources and the partial files of interrupted builds. */
 function removeOtherBuilds(tool: string): void {
   const dir = path.dirname(tool);
@@ -112,7 +98,7 @@ export async function findVisibilityIndexTool(options: { install?: boolean; log?
   // Built beside its final name and renamed, so that a start running at the same time never runs half a file.
   const partial = `${tool}.${process.pid}.partial`;
   try {
-    await run(go, ['build', '-o', partial, '.'], { cwd: SOURCE_DIR, env: { ...process.env, GOFLAGS: '-mod=readonly -buildvcs=false', GOWORK: 'off' } });
+    await runTool(`go build in ${SOURCE_DIR}`, go, ['build', '-o', partial, '.'], { cwd: SOURCE_DIR, env: { ...process.env, GOFLAGS: '-mod=readonly -buildvcs=false', GOWORK: 'off' } });
     renameSync(partial, tool);
   } finally {
     rmSync(partial, { force: true });
@@ -123,7 +109,7 @@ export async function findVisibilityIndexTool(options: { install?: boolean; log?
 
 /** The indexes `executions_visibility` has in the dev server database `database`. */
 export async function visibilityIndexes(tool: string, database: string): Promise<string[]> {
-  return (await run(tool, [database, 'list'])).split('\n').filter(Boolean);
+  return (await runTool(path.basename(tool), tool, [database, 'list'])).split('\n').filter(Boolean);
 }
 
 /**
@@ -132,5 +118,5 @@ export async function visibilityIndexes(tool: string, database: string): Promise
  */
 export async function applyVisibilityIndexChanges(tool: string, database: string, changes: VisibilityIndexChanges): Promise<string[]> {
   const args = [...changes.drop.map((name) => `drop:${name}`), ...changes.create.map((column) => `create:${column}`)];
-  return (await run(tool, [database, 'apply', ...args])).split('\n').filter(Boolean);
+  return (await runTool(path.basename(tool), tool, [database, 'apply', ...args])).split('\n').filter(Boolean);
 }

@@ -59,11 +59,18 @@ describe('Temporal dev server start-up', () => {
     expect(command).toContain(path.join(dataDir, 'temporal.sqlite'));
   });
 
-  /** Starts a workflow carrying HeraldContactEmail on the server and answers the value it describes. */
-  const startWithContactEmail = async (server: DevServer, workflowId: string) => {
+  /** Runs `use` with a client of the server. */
+  const withClient = async <T>(server: DevServer, use: (client: Client, connection: Connection) => Promise<T>): Promise<T> => {
     const connection = await Connection.connect({ address: server.address });
     try {
-      const client = new Client({ connection, namespace: 'default' });
+      return await use(new Client({ connection, namespace: 'default' }), connection);
+    } finally {
+      await connection.close();
+    }
+  };
+  /** Starts a workflow carrying HeraldContactEmail on the server and answers the value it describes. */
+  const startWithContactEmail = (server: DevServer, workflowId: string) =>
+    withClient(server, async (client) => {
       // As Herald does before its first start: registers the attributes the namespace lacks.
       expect(await ensureSearchAttributes(client)).toBe(true);
       const handle = await client.workflow.start('noWorkerPollsThis', {
@@ -74,10 +81,7 @@ describe('Temporal dev server start-up', () => {
       const { typedSearchAttributes } = await handle.describe();
       await handle.terminate();
       return typedSearchAttributes.get({ name: 'HeraldContactEmail', type: 'KEYWORD' });
-    } finally {
-      await connection.close();
-    }
-  };
+    });
   const CACHED = '--dynamic-config-value system.forceSearchAttributesCacheRefreshOnRead=false';
   const QUEUE_CHECKPOINTS = ['transfer', 'timer', 'visibility'].map((queue) => `--dynamic-config-value history.${queue}ProcessorUpdateAckInterval="1s"`);
 
@@ -151,15 +155,6 @@ describe('Temporal dev server start-up', () => {
       (ids) => JSON.stringify(ids) === JSON.stringify([...expected].sort()),
       `the workflows of ${query}`,
     );
-  /** Runs `use` with a client of the server. */
-  const withClient = async <T>(server: DevServer, use: (client: Client, connection: Connection) => Promise<T>): Promise<T> => {
-    const connection = await Connection.connect({ address: server.address });
-    try {
-      return await use(new Client({ connection, namespace: 'default' }), connection);
-    } finally {
-      await connection.close();
-    }
-  };
   /** The custom search attribute columns the namespace maps to an attribute. */
   const mappedSlots = (server: DevServer) =>
     withClient(server, async (_, connection) => {
