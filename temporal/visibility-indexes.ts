@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../src/runtime/module-form';
+import { processState } from '../src/runtime/process-table';
 import { heraldCacheDir, isExecutable, onPath, runTool } from './tool-paths';
 
 /**
@@ -74,11 +75,17 @@ export function visibilityIndexToolPath(): string {
   return path.join(heraldCacheDir(), 'bin', `${TOOL_PREFIX}${hash.digest('hex').slice(0, 12)}`);
 }
 
-/** Removes the builds of other sources and the partial files of interrupted builds. */
+/**
+ * Removes the builds of other sources and the partial files of interrupted builds; not the
+ * partial file of a build another process is running now (its name carries that process's id).
+ */
 function removeOtherBuilds(tool: string): void {
   const dir = path.dirname(tool);
   for (const name of readdirSync(dir)) {
-    if (name.startsWith(TOOL_PREFIX) && name !== path.basename(tool)) rmSync(path.join(dir, name), { force: true });
+    if (!name.startsWith(TOOL_PREFIX) || name === path.basename(tool)) continue;
+    const builder = /\.(\d+)\.partial$/.exec(name)?.[1];
+    if (builder !== undefined && processState(Number(builder)) === 'running') continue;
+    rmSync(path.join(dir, name), { force: true });
   }
 }
 
