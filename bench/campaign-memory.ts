@@ -7,10 +7,17 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Resident memory in bytes: RSS counts a shared page in every process that maps it, PSS shares it out. */
+/**
+ * Resident memory in bytes: RSS counts a shared page in every process that maps it, PSS shares it
+ * out. `shmem` is the part of RSS in shared memory (Postgres's shared buffers), summed over the
+ * processes like RSS, `maxShmem` the most of it in any one process, `processes` how many were read.
+ */
 export interface Memory {
   rss: number;
   pss: number;
+  shmem: number;
+  maxShmem: number;
+  processes: number;
 }
 
 /** The memory of the parts' trees, in total and by part. */
@@ -18,16 +25,30 @@ export interface TreeMemory extends Memory {
   parts: Record<string, Memory>;
 }
 
-/** Bytes of one process's memory as /proc/<pid>/smaps_rollup reports them; undefined when it is gone. */
+/** A `<field>: <n> kB` line of a /proc file, in bytes; 0 when absent. */
+const kbField = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+
+/** Bytes of one process's memory as /proc/<pid>/smaps_rollup and status report them; undefined when it is gone. */
 function memoryOf(pid: number): Memory | undefined {
   try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
-    return { rss: kb('Rss'), pss: kb('Pss') };
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { rss: kbField(rollup, 'Rss'), pss: kbField(rollup, 'Pss'), shmem: kbField(status, 'RssShmem'), maxShmem: kbField(status, 'RssShmem'), processes: 1 };
   } catch {
     return undefined;
   }
 }
+
+/** Adds `memory` into `into`. */
+function add(into: Memory, memory: Memory): void {
+  into.rss += memory.rss;
+  into.pss += memory.pss;
+  into.shmem += memory.shmem;
+  into.maxShmem = Math.max(into.maxShmem, memory.maxShmem);
+  into.processes += memory.processes;
+}
+
+const none = (): Memory => ({ rss: 0, pss: 0, shmem: 0, maxShmem: 0, processes: 0 });
 
 /** The children and the command name of each live process, from its /proc/<pid>/stat. */
 function processTable(): { children: Map<number, number[]>; names: Map<number, string> } {
@@ -56,23 +77,23 @@ export function childNamed(parent: number, name: string): number | undefined {
   return (children.get(parent) ?? []).find((pid) => names.get(pid) === name);
 }
 
-/** RSS and PSS, in bytes, of each part's root process with all its descendants, each process counted once, in total and by part. */
+/** RSS, PSS and shared memory, in bytes, of each part's root process with all its descendants, each process counted once, in total and by part. */
 export function treeMemory(roots: Record<string, number | undefined>): TreeMemory {
-  const total: TreeMemory = { rss: 0, pss: 0, parts: {} };
+  const total: TreeMemory = { ...none(), parts: {} };
   if (!existsSync('/proc')) return total;
   const { children } = processTable();
   const seen = new Set<number>();
   for (const [name, root] of Object.entries(roots)) {
     if (root === undefined) continue;
-    const part = (total.parts[name] ??= { rss: 0, pss: 0 });
+    const part = (total.parts[name] ??= none());
     for (const queue = [root]; queue.length > 0; ) {
       const pid = queue.pop()!;
       if (seen.has(pid)) continue;
       seen.add(pid);
       const memory = memoryOf(pid);
       if (memory) {
-        [total.rss, total.pss] = [total.rss + memory.rss, total.pss + memory.pss];
-        [part.rss, part.pss] = [part.rss + memory.rss, part.pss + memory.pss];
+        add(total, memory);
+        add(part, memory);
       }
       queue.push(...(children.get(pid) ?? []));
     }
@@ -82,7 +103,7 @@ export function treeMemory(roots: Record<string, number | undefined>): TreeMemor
 
 /** The tree's memory at its highest RSS (and the highest PSS) read every `everyMs` until stopped. */
 export function watchTreeMemory(roots: () => Record<string, number | undefined>, everyMs = 500): { stop: () => TreeMemory } {
-  let peak: TreeMemory = { rss: 0, pss: 0, parts: {} };
+  let peak: TreeMemory = { ...none(), parts: {} };
   let peakPss = 0;
   const read = () => {
     const now = treeMemory(roots());

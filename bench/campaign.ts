@@ -270,7 +270,16 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
   }
   console.log(`Herald's processes (API, worker, Temporal, Postgres): peak RSS ${mb(tree.rss)}, peak PSS ${mb(tree.pss)} [aim RSS < 1.2 GB: ${verdict(tree.rss < AIM_TREE_RSS_BYTES)}]`);
   const parts = Object.entries(tree.parts).map(([name, part]) => `${name} ${mb(part.rss)} RSS / ${mb(part.pss)} PSS`);
-  console.log(`  at the RSS peak: ${parts.join(', ')} (Postgres's RSS counts its shared buffers once in every backend)`);
+  console.log(`  at the RSS peak: ${parts.join(', ')}`);
+  const { postgres } = tree.parts;
+  if (postgres && postgres.shmem > 0) {
+    // Each process's RSS holds the pages of the one shared segment it touched: at least the most any one holds, at most the segment.
+    const onceRss = tree.rss - postgres.shmem + postgres.maxShmem;
+    console.log(
+      `  Postgres: ${mb(postgres.shmem)} of its RSS is its shared memory (the shared buffers), each of its ${postgres.processes} processes ` +
+        `counting the pages it touched, at most ${mb(postgres.maxShmem)} in one; counted once, Herald's processes hold about ${mb(onceRss)} RSS`,
+    );
+  }
   console.log(`  not counted: this process (the local SES server and the bench), peak RSS ${mb(benchPeakRss)}`);
   console.log(`Campaign: ${campaign.status}, totalRecipients ${count(campaign.totalRecipients)}, sentCount ${count(campaign.sentCount)}`);
   if (kill) {
