@@ -273,11 +273,11 @@ function report({ complete, seconds, delivered, duplicates, campaign, idleRss, m
   console.log(`  at the RSS peak: ${parts.join(', ')}`);
   const { postgres } = tree.parts;
   if (postgres && postgres.shmem > 0) {
-    // Each process's RSS holds the pages of the one shared segment it touched: at least the most any one holds, at most the segment.
+    // Each process's RSS holds the pages of the one shared segment it touched: counted once, at least the most any one holds.
     const onceRss = tree.rss - postgres.shmem + postgres.maxShmem;
     console.log(
-      `  Postgres: ${mb(postgres.shmem)} of its RSS is its shared memory (the shared buffers), each of its ${postgres.processes} processes ` +
-        `counting the pages it touched, at most ${mb(postgres.maxShmem)} in one; counted once, Herald's processes hold about ${mb(onceRss)} RSS`,
+      `  Postgres: ${mb(postgres.shmem)} of its RSS is its shared memory (mostly the shared buffers), each of its ${postgres.processes} processes ` +
+        `counting the pages it touched, at most ${mb(postgres.maxShmem)} in one; Herald's RSS with that counted once: at least ${mb(onceRss)}`,
     );
   }
   console.log(`  not counted: this process (the local SES server and the bench), peak RSS ${mb(benchPeakRss)}`);
