@@ -32,8 +32,8 @@ const kbField = (text: string, field: string) => Number(new RegExp(`^${field}:\\
 function memoryOf(pid: number): Memory | undefined {
   try {
     const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return { rss: kbField(rollup, 'Rss'), pss: kbField(rollup, 'Pss'), shmem: kbField(status, 'RssShmem'), maxShmem: kbField(status, 'RssShmem'), processes: 1 };
+    const shmem = kbField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'RssShmem');
+    return { rss: kbField(rollup, 'Rss'), pss: kbField(rollup, 'Pss'), shmem, maxShmem: shmem, processes: 1 };
   } catch {
     return undefined;
   }
