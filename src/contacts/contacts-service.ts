@@ -4,7 +4,19 @@ import type { Contact } from '../entities/contact';
 import type { EventRecord } from '../entities/event-record';
 import type { EventDispatcher } from '../events/dispatcher';
 import { HeldConnection } from '../db/pipelined-transaction';
-import { commitWithEvents, completeDispatched, deliverDispatches, withEvents, type Committed, type EventTransaction, type NewEvent, type PendingDispatch } from '../events/event-store';
+import {
+  commitWithEvents,
+  completeDispatched,
+  deliverDispatches,
+  readHeld,
+  renewHeld,
+  withEvents,
+  type Committed,
+  type EventTransaction,
+  type HeldDispatch,
+  type NewEvent,
+  type PendingDispatch,
+} from '../events/event-store';
 import { ApiError, notFound } from '../http/errors';
 import type { CursorParams } from '../http/pagination';
 import { assertWithinDataKeyLimit } from './data-key-limit';
@@ -113,6 +125,16 @@ export class ContactsService {
   /** Removes the dispatch rows of delivered transactions. */
   completeDelivered(dispatches: PendingDispatch[]): Promise<void> {
     return completeDispatched(this.dataSource, dispatches);
+  }
+
+  /** Reads back committed transactions' dispatches held by their rows' ids, in order (see readHeld). */
+  readHeld(held: HeldDispatch[]): Promise<PendingDispatch[]> {
+    return readHeld(this.dataSource, held);
+  }
+
+  /** Keeps the worker off dispatch rows still held for delivery (see renewHeld). */
+  renewHeld(ids: string[]): Promise<void> {
+    return renewHeld(this.dataSource, ids);
   }
 
   /** Creates or updates one contact in its own transaction and reads it back. */

@@ -112,8 +112,48 @@ export async function claimDueDispatches(dataSource: DataSource, limit: number):
 
 /** The dispatch's events that still exist, in the order they were stored. */
 export async function loadDispatchEvents(manager: EntityManager, dispatch: QueuedDispatch): Promise<EventRecord[]> {
-  if (dispatch.eventIds.length === 0) return [];
-  const events = await manager.getRepository(EventRecord).createQueryBuilder('e').where('e.id = ANY(:ids)', { ids: dispatch.eventIds }).getMany();
-  const position = new Map(dispatch.eventIds.map((id, i) => [id, i]));
-  return events.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  const [events] = await loadEventsOf(manager, [dispatch]);
+  return events;
+}
+
+/** Each dispatch's events that still exist, in the order they were stored, in one statement. */
+async function loadEventsOf(manager: EntityManager, dispatches: Pick<QueuedDispatch, 'eventIds'>[]): Promise<EventRecord[][]> {
+  const ids = dispatches.flatMap((dispatch) => dispatch.eventIds);
+  const found = ids.length === 0 ? [] : await manager.getRepository(EventRecord).createQueryBuilder('e').where('e.id = ANY(:ids)', { ids }).getMany();
+  const byId = new Map(found.map((event) => [event.id, event]));
+  return dispatches.map((dispatch) => dispatch.eventIds.flatMap((id) => byId.get(id) ?? []));
+}
+
+/**
+ * Pushes back the retry time of dispatches their committing process still holds for delivery
+ * (renewed every DISPATCH_LEASE_RENEWAL_MS while it does), so that the worker does not deliver
+ * them beside it when its backlog outlasts FIRST_RETRY_SECONDS. A row the worker already
+ * claimed (its attempts counted) stays the worker's.
+ */
+export async function renewHeldDispatches(dataSource: DataSource, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await dataSource.query(
+    'UPDATE event_dispatches SET retry_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[]) AND attempts = 0',
+    [ids, FIRST_RETRY_SECONDS],
+  );
+}
+
+/** How often a process renews the retry time of the dispatches it holds (renewHeldDispatches). */
+export const DISPATCH_LEASE_RENEWAL_MS = (FIRST_RETRY_SECONDS * 1000) / 3;
+
+/**
+ * Reads back dispatches their committing process kept by id only (a backlog), with their
+ * events, in the order of `ids`; a row the worker claimed or removed meanwhile is left out (the
+ * worker delivers it).
+ */
+export async function loadHeldDispatches(manager: EntityManager, ids: string[]): Promise<{ id: string; batch: DispatchBatch }[]> {
+  if (ids.length === 0) return [];
+  const rows: { id: string; project_id: string; event_ids: string[]; contact_ids: string[] }[] = await manager.query(
+    'SELECT id, project_id, event_ids, contact_ids FROM event_dispatches WHERE id = ANY($1::bigint[]) AND attempts = 0',
+    [ids],
+  );
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  const held = ids.flatMap((id) => byId.get(id) ?? []);
+  const events = await loadEventsOf(manager, held.map((row) => ({ eventIds: row.event_ids })));
+  return held.map((row, i) => ({ id: String(row.id), batch: { projectId: row.project_id, events: events[i], contactIds: row.contact_ids } }));
 }

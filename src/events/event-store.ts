@@ -3,7 +3,7 @@ import type { EventRecord } from '../entities/event-record';
 import { pooledTransactions, type Transactions } from '../db/pipelined-transaction';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, type DispatchBatch } from './dispatches-queries';
+import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, loadHeldDispatches, renewHeldDispatches, type DispatchBatch } from './dispatches-queries';
 import { insertEvents, newEventRecords, type NewEvent } from './events-queries';
 
 export type { NewEvent };
@@ -118,6 +118,38 @@ export async function deliverDispatches(dispatcher: EventDispatcher, dispatches:
   const batches = dispatches.length === 1 ? dispatches[0].batches : byProject(dispatches.flatMap((dispatch) => dispatch.batches));
   const delivered = await Promise.all(batches.map((batch) => dispatcher.deliver(batch)));
   return delivered.every(Boolean);
+}
+
+/**
+ * A committed transaction's dispatch held by its rows' ids, without its stored events: its
+ * batches are read back (readHeld) when its turn to be delivered comes.
+ */
+export type HeldDispatch = Omit<PendingDispatch, 'batches'>;
+
+/** Drops a pending dispatch's events, keeping its after-commit steps and its rows' ids. */
+export function holdDispatch(dispatch: PendingDispatch): HeldDispatch {
+  return { steps: dispatch.steps, queued: dispatch.queued };
+}
+
+/**
+ * Reads back held dispatches, in order, ready for deliverDispatches, in two statements however
+ * many they are; a row the worker claimed meanwhile is left out (the worker delivers it).
+ */
+export async function readHeld(dataSource: DataSource, held: HeldDispatch[]): Promise<PendingDispatch[]> {
+  const rows = await loadHeldDispatches(
+    dataSource.manager,
+    held.flatMap((dispatch) => dispatch.queued),
+  );
+  const batches = new Map(rows.map(({ id, batch }) => [id, batch]));
+  return held.map((dispatch) => {
+    const queued = dispatch.queued.filter((id) => batches.has(id));
+    return { steps: dispatch.steps, batches: queued.map((id) => batches.get(id)!), queued };
+  });
+}
+
+/** Keeps the worker off dispatch rows a process still holds for delivery (see renewHeldDispatches). */
+export function renewHeld(dataSource: DataSource, ids: string[]): Promise<void> {
+  return renewHeldDispatches(dataSource, ids);
 }
 
 /** Removes the dispatch rows of delivered transactions; a row that stays is delivered again later, which subscribers tolerate. */

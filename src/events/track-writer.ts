@@ -4,7 +4,8 @@ import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import { GroupWriter } from '../db/group-writer';
 import { rolledBackByPostgres } from '../db/pipelined-transaction';
-import type { EventTransaction, PendingDispatch } from './event-store';
+import { DISPATCH_LEASE_RENEWAL_MS } from './dispatches-queries';
+import { holdDispatch, type EventTransaction, type HeldDispatch, type PendingDispatch } from './event-store';
 
 /** A tracked event: the contact to upsert and the event to store on it. */
 export interface TrackInput {
@@ -24,17 +25,34 @@ export interface Tracked {
 /** The most tracked events one transaction stores. */
 const MAX_GROUP = 250;
 /**
- * The most answered events whose delivery has not ended: past it the next group waits for a
- * delivery to end, so requests wait for their answers instead of memory filling up when
- * deliveries fall behind the commits.
+ * The most answered events whose delivery has not ended that the process keeps in memory: past
+ * it, a committed group is held by its dispatch rows' ids alone and its events read back when
+ * its turn to be delivered comes.
  */
 const MAX_UNDELIVERED = 2000;
+/**
+ * The most answered events whose delivery has not ended, in memory or held by id: past it the
+ * next group waits for a delivery to end, so requests wait for their answers instead of the
+ * backlog growing without end when deliveries fall behind the commits for long.
+ */
+const MAX_BACKLOG = 100_000;
 /**
  * The least time between the starts of two deliveries. A delivery costs its subscribers a few
  * statements whatever its size (the trigger check, each tracked segment's), so under load the
  * groups committed over this time are delivered together; a lone event is delivered at once.
  */
 const DELIVERY_SPACING_MS = 50;
+
+/** How many answered events a TrackWriter keeps in memory, and holds in all, ahead of their delivery. */
+export interface TrackWriterLimits {
+  maxUndelivered?: number;
+  maxBacklog?: number;
+  /** How often the retry time of the dispatch rows it holds is pushed back (DISPATCH_LEASE_RENEWAL_MS). */
+  renewalMs?: number;
+}
+
+/** A committed group waiting for its delivery: its dispatch in memory, or held by its dispatch rows' ids. */
+type QueuedDelivery = { events: number } & ({ dispatch: PendingDispatch } | { held: HeldDispatch });
 
 /**
  * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
@@ -66,8 +84,16 @@ interface PendingTrack {
  * now. Committed groups are then delivered to those subscribers in commit order, those
  * committed while a delivery runs or within DELIVERY_SPACING_MS of its start together, and their
  * dispatch rows removed; a delivery that fails or never happens is repeated by the worker
- * (`event-redelivery`). While `maxUndelivered`
- * answered events wait for their delivery, no further group is written.
+ * (`event-redelivery`).
+ *
+ * Deliveries may fall behind the commits (a burst of events that each start a workflow
+ * execution goes at the pace of the starts). The answers do not wait for them: past
+ * `maxUndelivered` answered events waiting for their delivery, a committed group is held by its
+ * dispatch rows' ids, its events read back from Postgres when its turn comes, so the process's
+ * memory stays bounded while the backlog lives in Postgres. While the process holds dispatch
+ * rows it pushes back their retry time, so that the worker does not deliver them beside it (and
+ * out of order); if the process dies, the worker delivers them once that time passes. Past
+ * `maxBacklog` answered events waiting, no further group is written until a delivery ends.
  *
  * A group holds at most one request per contact; a later request for a contact already in the
  * group waits for a later group, so one contact's requests are applied one after the other in
@@ -81,24 +107,39 @@ interface PendingTrack {
 export class TrackWriter {
   private pending: PendingTrack[] = [];
   private writing = false;
-  /** Answered events whose delivery has not ended, and how to wake the writer waiting for one to end. */
-  private undelivered = 0;
+  /** Answered events handed to `deliveries` whose delivery has not ended. */
+  private inDelivery = 0;
+  /** Committed groups held by their dispatch rows' ids, in commit order, and their events in all. */
+  private held: { held: HeldDispatch; events: number }[] = [];
+  private heldEvents = 0;
+  /** Dispatch rows the process still has to deliver, whose retry time it pushes back. */
+  private readonly leased = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
+  /** How to wake the writer waiting for a delivery to end. */
   private delivered: (() => void) | undefined;
   /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
-  private readonly deliveries: GroupWriter<PendingDispatch, undefined>;
+  private readonly deliveries: GroupWriter<QueuedDelivery, undefined>;
+  private readonly maxUndelivered: number;
+  private readonly maxBacklog: number;
+  private readonly renewalMs: number;
 
   constructor(
     private readonly contacts: ContactsService,
-    private readonly maxUndelivered = MAX_UNDELIVERED,
+    limits: TrackWriterLimits = {},
   ) {
-    this.deliveries = new GroupWriter(async (dispatches) => {
-      const delivered = await contacts.deliver(dispatches).catch((err: unknown) => {
-        logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again');
-        return false;
-      });
+    this.maxUndelivered = limits.maxUndelivered ?? MAX_UNDELIVERED;
+    this.maxBacklog = Math.max(limits.maxBacklog ?? MAX_BACKLOG, this.maxUndelivered);
+    this.renewalMs = limits.renewalMs ?? DISPATCH_LEASE_RENEWAL_MS;
+    this.deliveries = new GroupWriter(async (queued) => {
+      const delivered = await this.dispatchesOf(queued)
+        .then(async (dispatches) => ((await contacts.deliver(dispatches)) ? dispatches : undefined))
+        .catch((err: unknown) => {
+          logger.error({ err }, 'tracked events committed but not dispatched; the worker delivers them again');
+          return undefined;
+        });
       // Removed beside the next delivery (completeDelivered groups the deletes and logs its own failure).
-      if (delivered) void contacts.completeDelivered(dispatches);
-      return dispatches.map(() => undefined);
+      if (delivered) void contacts.completeDelivered(delivered);
+      return queued.map(() => undefined);
     }, { spacingMs: DELIVERY_SPACING_MS });
   }
 
@@ -114,10 +155,69 @@ export class TrackWriter {
   private async writeGroups(): Promise<void> {
     this.writing = true;
     while (this.pending.length > 0) {
-      while (this.undelivered >= this.maxUndelivered) await new Promise<void>((resolve) => (this.delivered = resolve));
+      while (this.inDelivery + this.heldEvents >= this.maxBacklog) await new Promise<void>((resolve) => (this.delivered = resolve));
       await this.write(this.nextGroup());
     }
     this.writing = false;
+  }
+
+  /**
+   * Queues a committed group's delivery: in memory while fewer than `maxUndelivered` answered
+   * events wait and none is held, else held by its dispatch rows' ids behind those held before.
+   */
+  private queue(dispatch: PendingDispatch, events: number): void {
+    this.lease(dispatch.queued);
+    if (this.held.length === 0 && this.inDelivery < this.maxUndelivered) {
+      this.deliver({ events, dispatch });
+      return;
+    }
+    this.held.push({ held: holdDispatch(dispatch), events });
+    this.heldEvents += events;
+    this.feed();
+  }
+
+  /** Hands held groups to the deliveries, in order, while fewer than `maxUndelivered` answered events are there. */
+  private feed(): void {
+    while (this.held.length > 0 && this.inDelivery < this.maxUndelivered) {
+      const queued = this.held.shift()!;
+      this.heldEvents -= queued.events;
+      this.deliver(queued);
+    }
+  }
+
+  /** Adds a group to the deliveries; once its delivery ended, its rows are released and held groups fed in. */
+  private deliver(queued: QueuedDelivery): void {
+    this.inDelivery += queued.events;
+    void this.deliveries.add(queued).finally(() => {
+      this.inDelivery -= queued.events;
+      for (const id of ('held' in queued ? queued.held : queued.dispatch).queued) this.leased.delete(id);
+      this.feed();
+      const wake = this.delivered;
+      this.delivered = undefined;
+      wake?.();
+    });
+  }
+
+  /** The dispatches of a delivery's groups, in order, those held by id read back (rows the worker claimed are its own). */
+  private async dispatchesOf(queued: QueuedDelivery[]): Promise<PendingDispatch[]> {
+    const held = queued.flatMap((group) => ('held' in group ? [group.held] : []));
+    const read = held.length === 0 ? [] : await this.contacts.readHeld(held);
+    return queued.map((group) => ('held' in group ? read.shift()! : group.dispatch));
+  }
+
+  /** Starts pushing back the retry time of these dispatch rows, every `renewalMs` until they are released. */
+  private lease(ids: string[]): void {
+    for (const id of ids) this.leased.add(id);
+    if (this.renewal || this.leased.size === 0) return;
+    this.renewal = setInterval(() => {
+      if (this.leased.size === 0) {
+        clearInterval(this.renewal);
+        this.renewal = undefined;
+        return;
+      }
+      this.contacts.renewHeld([...this.leased]).catch((err: unknown) => logger.warn({ err }, 'could not push back the retry time of held event dispatches'));
+    }, this.renewalMs);
+    this.renewal.unref();
   }
 
   /** Takes the next group from the queue: up to MAX_GROUP requests, the first waiting one of each contact. */
@@ -150,13 +250,7 @@ export class TrackWriter {
         }
       });
       group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
-      this.undelivered += group.length;
-      void this.deliveries.add(dispatch).finally(() => {
-        this.undelivered -= group.length;
-        const wake = this.delivered;
-        this.delivered = undefined;
-        wake?.();
-      });
+      this.queue(dispatch, group.length);
     } catch (err) {
       if (!(workFailed || rolledBack(err)) || group.length === 1) {
         for (const item of group) item.reject(err);

@@ -14,44 +14,125 @@ describe('tracked events answered before their delivery (TrackWriter backlog)', 
   });
   afterAll(() => dataSource?.destroy());
 
-  it('answers no more events than its bound ahead of their delivery when subscribers fall behind, and delivers each one', async () => {
+  /** A gate the subscriber waits at until the test opens it. */
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  };
+
+  const dispatchRows = async (projectId: string) =>
+    (await dataSource.query('SELECT id, attempts, retry_at > now() + interval \'20 seconds\' AS far FROM event_dispatches WHERE project_id = $1 ORDER BY id', [projectId])) as {
+      id: string;
+      attempts: number;
+      far: boolean;
+    }[];
+
+  it('answers past its memory bound while subscribers fall behind, holds at its backlog bound, and delivers each event once, in the order stored', async () => {
     const { projectId } = await createProject(dataSource);
     const dispatcher = new EventDispatcher();
     let answered = 0;
-    let delivered = 0;
     let mostAhead = 0;
-    const deliveredIds = new Set<string>();
+    const deliveredIds: string[] = [];
+    const seen: { client: number; n: number }[] = [];
     // A subscriber whose work grows with the events it is given (2 ms each), slower than the commits.
     dispatcher.subscribe(async (events) => {
       const own = events.filter((event) => event.projectId === projectId && event.name === 'tick');
       if (own.length > 0) await dataSource.query('SELECT pg_sleep($1)', [own.length * 0.002]);
-      for (const event of own) deliveredIds.add(event.id);
-      delivered += own.length;
+      for (const event of own) {
+        deliveredIds.push(event.id);
+        seen.push(event.data as { client: number; n: number });
+      }
     });
-    const bound = 20;
-    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), bound);
+    const maxUndelivered = 20;
+    const maxBacklog = 120;
+    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), { maxUndelivered, maxBacklog });
 
     const clients = 10;
-    const perClient = 30;
+    const perClient = 40;
     const answers = await Promise.all(
-      Array.from({ length: clients }, async (_, c) => {
+      Array.from({ length: clients }, async (_, client) => {
         const ids: string[] = [];
         for (let n = 0; n < perClient; n += 1) {
-          const tracked = await writer.track(projectId, { email: `client-${c}@example.test`, event: 'tick', data: { n } });
+          const tracked = await writer.track(projectId, { email: `client-${client}@example.test`, event: 'tick', data: { client, n } });
           ids.push(tracked.event);
           answered += 1;
-          mostAhead = Math.max(mostAhead, answered - delivered);
+          mostAhead = Math.max(mostAhead, answered - deliveredIds.length);
         }
         return ids;
       }),
     );
 
-    // A group is written while fewer than `bound` answered events wait, and holds at most one request per client.
-    expect(mostAhead).toBeLessThanOrEqual(bound + clients);
+    // Answers ran past the memory bound (the rest was held by id), never past the backlog bound and a group (one request per client).
+    expect(mostAhead).toBeGreaterThan(maxUndelivered + clients);
+    expect(mostAhead).toBeLessThanOrEqual(maxBacklog + clients);
     const stored: { id: string }[] = await dataSource.query(`SELECT id FROM events WHERE project_id = $1 AND name = 'tick'`, [projectId]);
     expect(stored).toHaveLength(clients * perClient);
-    await until(async () => deliveredIds.size, (size) => size === clients * perClient, 'every tracked event delivered');
+    await until(async () => deliveredIds.length, (n) => n >= clients * perClient, 'every tracked event delivered');
+    expect(deliveredIds).toHaveLength(clients * perClient);
     expect([...deliveredIds].sort()).toEqual(answers.flat().sort());
+    // Each client's events reached the subscriber in the order they were tracked, those held by id included.
+    for (let client = 0; client < clients; client += 1) {
+      expect(seen.filter((event) => event.client === client).map((event) => event.n)).toEqual(Array.from({ length: perClient }, (_, n) => n));
+    }
+    await until(() => dispatchRows(projectId), (rows) => rows.length === 0, 'every dispatch row removed');
+  });
+
+  it('keeps the worker off the dispatch rows it holds, leaves it those it claimed, and delivers the rest once subscribers catch up', async () => {
+    const { projectId } = await createProject(dataSource);
+    const dispatcher = new EventDispatcher();
+    const { opened, open } = gate();
+    const delivered: string[] = [];
+    dispatcher.subscribe(async (events) => {
+      const own = events.filter((event) => event.projectId === projectId);
+      if (own.length === 0) return;
+      await opened;
+      delivered.push(...own.map((event) => event.id));
+    });
+    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), { maxUndelivered: 1, maxBacklog: 1000, renewalMs: 100 });
+
+    // The first event's delivery waits at the gate; the next ones are answered and held by id.
+    const first = await writer.track(projectId, { email: 'first@example.test', event: 'tick' });
+    const later = [];
+    for (let n = 0; n < 5; n += 1) later.push(await writer.track(projectId, { email: `later-${n}@example.test`, event: 'tick' }));
+    const rows = await dispatchRows(projectId);
+    expect(rows).toHaveLength(6);
+
+    // Every row due now, as if the backlog had outlasted its first retry time: the renewal pushes each back.
+    await dataSource.query('UPDATE event_dispatches SET retry_at = now() WHERE project_id = $1', [projectId]);
+    await until(() => dispatchRows(projectId), (found) => found.every((row) => row.far), 'every held row pushed back');
+    const [due] = await dataSource.query('SELECT count(*)::int AS n FROM event_dispatches WHERE project_id = $1 AND retry_at <= now()', [projectId]);
+    expect(due.n).toBe(0);
+
+    // The worker claimed one held row all the same (its attempts counted): it is the worker's to deliver.
+    const claimed = rows[3];
+    await dataSource.query('UPDATE event_dispatches SET attempts = 1 WHERE id = $1', [claimed.id]);
+    open();
+    const expected = [first, ...later].map((tracked) => tracked.event).filter((_, i) => i !== 3);
+    await until(async () => delivered.length, (n) => n >= expected.length, 'the held events delivered');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(delivered).toEqual(expected);
+    const left = await until(() => dispatchRows(projectId), (found) => found.length === 1, 'the delivered rows removed');
+    expect(left.map((row) => row.id)).toEqual([claimed.id]);
+  });
+
+  it('answers another project while one project falls behind', async () => {
+    const slow = await createProject(dataSource);
+    const other = await createProject(dataSource);
+    const dispatcher = new EventDispatcher();
+    const { opened, open } = gate();
+    dispatcher.subscribe(async (events) => {
+      if (events.some((event) => event.projectId === slow.projectId)) await opened;
+    });
+    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), { maxUndelivered: 5, maxBacklog: 1000 });
+    try {
+      for (let n = 0; n < 50; n += 1) await writer.track(slow.projectId, { email: `burst-${n}@example.test`, event: 'signup' });
+      const answer = await writer.track(other.projectId, { email: 'someone@example.test', event: 'signup' });
+      const [stored] = await dataSource.query('SELECT count(*)::int AS n FROM events WHERE id = $1', [answer.event]);
+      expect(stored.n).toBe(1);
+    } finally {
+      open();
+    }
+    for (const { projectId } of [slow, other]) await until(() => dispatchRows(projectId), (rows) => rows.length === 0, 'every event delivered');
   });
 });
-
