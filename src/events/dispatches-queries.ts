@@ -124,33 +124,43 @@ async function loadEventsOf(manager: EntityManager, dispatches: Pick<QueuedDispa
   return dispatches.map((dispatch) => dispatch.eventIds.flatMap((id) => byId.get(id) ?? []));
 }
 
+/** How far ahead a process pushes the retry time of the dispatches it holds (renewHeldDispatches). */
+export const HELD_RETRY_SECONDS = 60;
+
 /**
- * Pushes back the retry time of dispatches their committing process still holds for delivery
- * (renewed every DISPATCH_LEASE_RENEWAL_MS while it does), so that the worker does not deliver
- * them beside it when its backlog outlasts FIRST_RETRY_SECONDS. A row the worker already
- * claimed (its attempts counted) stays the worker's.
+ * Pushes back the retry time of dispatches their committing process still holds for delivery,
+ * so that the worker does not deliver them beside it when its backlog outlasts
+ * FIRST_RETRY_SECONDS: those due within 20 s are put HELD_RETRY_SECONDS ahead (called every 10 s,
+ * each row is rewritten about every 40 s). A row the worker already claimed (its attempts
+ * counted) stays the worker's.
  */
 export async function renewHeldDispatches(dataSource: DataSource, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await dataSource.query(
-    'UPDATE event_dispatches SET retry_at = now() + make_interval(secs => $2) WHERE id = ANY($1::bigint[]) AND attempts = 0',
-    [ids, FIRST_RETRY_SECONDS],
+    `UPDATE event_dispatches SET retry_at = now() + make_interval(secs => $2)
+      WHERE id = ANY($1::bigint[]) AND attempts = 0 AND retry_at < now() + interval '20 seconds'`,
+    [ids, HELD_RETRY_SECONDS],
   );
 }
 
 /** How often a process renews the retry time of the dispatches it holds (renewHeldDispatches). */
-export const DISPATCH_LEASE_RENEWAL_MS = (FIRST_RETRY_SECONDS * 1000) / 3;
+export const DISPATCH_LEASE_RENEWAL_MS = 10_000;
 
 /**
- * Reads back dispatches their committing process kept by id only (a backlog), with their
- * events, in the order of `ids`; a row the worker claimed or removed meanwhile is left out (the
- * worker delivers it).
+ * Takes back dispatches their committing process kept by id only (a backlog) for their
+ * delivery, with their events, in the order of `ids`: each row still unclaimed gets its retry
+ * time pushed back under its row lock, so the worker, which skips locked rows and counts its
+ * attempts as it claims one, delivers none of them beside this process. A row the worker claimed
+ * or removed meanwhile is left out (the worker delivers it).
  */
 export async function loadHeldDispatches(manager: EntityManager, ids: string[]): Promise<{ id: string; batch: DispatchBatch }[]> {
   if (ids.length === 0) return [];
-  const rows: { id: string; project_id: string; event_ids: string[]; contact_ids: string[] }[] = await manager.query(
-    'SELECT id, project_id, event_ids, contact_ids FROM event_dispatches WHERE id = ANY($1::bigint[]) AND attempts = 0',
-    [ids],
+  // TypeORM answers an UPDATE ... RETURNING on Postgres with [rows, affected row count].
+  const [rows]: [{ id: string; project_id: string; event_ids: string[]; contact_ids: string[] }[], number] = await manager.query(
+    `UPDATE event_dispatches SET retry_at = now() + make_interval(secs => $2)
+      WHERE id = ANY($1::bigint[]) AND attempts = 0
+      RETURNING id, project_id, event_ids, contact_ids`,
+    [ids, HELD_RETRY_SECONDS],
   );
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   const held = ids.flatMap((id) => byId.get(id) ?? []);

@@ -122,13 +122,22 @@ export async function deliverDispatches(dispatcher: EventDispatcher, dispatches:
 
 /**
  * A committed transaction's dispatch held by its rows' ids, without its stored events: its
- * batches are read back (readHeld) when its turn to be delivered comes.
+ * batches are read back (readHeld) when its turn to be delivered comes. Its after-commit steps
+ * already run; `ready` settles with them.
  */
-export type HeldDispatch = Omit<PendingDispatch, 'batches'>;
+export interface HeldDispatch {
+  queued: string[];
+  ready: Promise<void>;
+}
 
-/** Drops a pending dispatch's events, keeping its after-commit steps and its rows' ids. */
+/** Runs a pending dispatch's after-commit steps now and drops its events, keeping its rows' ids. */
 export function holdDispatch(dispatch: PendingDispatch): HeldDispatch {
-  return { steps: dispatch.steps, queued: dispatch.queued };
+  const ready = (async () => {
+    for (const step of dispatch.steps) await step();
+  })();
+  // Awaited as its delivery's first step, which fails with it (the worker then delivers it).
+  ready.catch(() => undefined);
+  return { queued: dispatch.queued, ready };
 }
 
 /**
@@ -143,7 +152,7 @@ export async function readHeld(dataSource: DataSource, held: HeldDispatch[]): Pr
   const batches = new Map(rows.map(({ id, batch }) => [id, batch]));
   return held.map((dispatch) => {
     const queued = dispatch.queued.filter((id) => batches.has(id));
-    return { steps: dispatch.steps, batches: queued.map((id) => batches.get(id)!), queued };
+    return { steps: [() => dispatch.ready], batches: queued.map((id) => batches.get(id)!), queued };
   });
 }
 

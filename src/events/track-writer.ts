@@ -43,6 +43,9 @@ const MAX_BACKLOG = 100_000;
  */
 const DELIVERY_SPACING_MS = 50;
 
+/** Renewals without a delivery's end after which a process stops keeping the worker off its rows. */
+const STALLED_RENEWALS = 12;
+
 /** How many answered events a TrackWriter keeps in memory, and holds in all, ahead of their delivery. */
 export interface TrackWriterLimits {
   maxUndelivered?: number;
@@ -91,9 +94,10 @@ interface PendingTrack {
  * `maxUndelivered` answered events waiting for their delivery, a committed group is held by its
  * dispatch rows' ids, its events read back from Postgres when its turn comes, so the process's
  * memory stays bounded while the backlog lives in Postgres. While the process holds dispatch
- * rows it pushes back their retry time, so that the worker does not deliver them beside it (and
- * out of order); if the process dies, the worker delivers them once that time passes. Past
- * `maxBacklog` answered events waiting, no further group is written until a delivery ends.
+ * rows it pushes back their retry time, and takes each back under its row lock, so that the
+ * worker does not deliver them beside it (and out of order); if the process dies, or its
+ * deliveries stall, the worker delivers them once that time passes. Past `maxBacklog` answered
+ * events waiting, no further group is written until a delivery ends.
  *
  * A group holds at most one request per contact; a later request for a contact already in the
  * group waits for a later group, so one contact's requests are applied one after the other in
@@ -115,6 +119,9 @@ export class TrackWriter {
   /** Dispatch rows the process still has to deliver, whose retry time it pushes back. */
   private readonly leased = new Set<string>();
   private renewal: NodeJS.Timeout | undefined;
+  private renewing = false;
+  /** When a delivery last ended (or the first group was queued while none ran): the renewal stops when deliveries stall. */
+  private lastProgress = performance.now();
   /** How to wake the writer waiting for a delivery to end. */
   private delivered: (() => void) | undefined;
   /** Committed groups' dispatches: those committed while one is delivered are delivered together next. */
@@ -127,7 +134,7 @@ export class TrackWriter {
     private readonly contacts: ContactsService,
     limits: TrackWriterLimits = {},
   ) {
-    this.maxUndelivered = limits.maxUndelivered ?? MAX_UNDELIVERED;
+    this.maxUndelivered = Math.max(limits.maxUndelivered ?? MAX_UNDELIVERED, 1);
     this.maxBacklog = Math.max(limits.maxBacklog ?? MAX_BACKLOG, this.maxUndelivered);
     this.renewalMs = limits.renewalMs ?? DISPATCH_LEASE_RENEWAL_MS;
     this.deliveries = new GroupWriter(async (queued) => {
@@ -187,8 +194,10 @@ export class TrackWriter {
 
   /** Adds a group to the deliveries; once its delivery ended, its rows are released and held groups fed in. */
   private deliver(queued: QueuedDelivery): void {
+    if (this.inDelivery === 0) this.lastProgress = performance.now();
     this.inDelivery += queued.events;
     void this.deliveries.add(queued).finally(() => {
+      this.lastProgress = performance.now();
       this.inDelivery -= queued.events;
       for (const id of ('held' in queued ? queued.held : queued.dispatch).queued) this.leased.delete(id);
       this.feed();
@@ -205,19 +214,33 @@ export class TrackWriter {
     return queued.map((group) => ('held' in group ? read.shift()! : group.dispatch));
   }
 
-  /** Starts pushing back the retry time of these dispatch rows, every `renewalMs` until they are released. */
+  /**
+   * Starts pushing back the retry time of these dispatch rows, every `renewalMs` until they are
+   * released. While no delivery has ended for STALLED_RENEWALS renewals (a subscriber hangs), it
+   * pushes back nothing, so the worker delivers the rows once their retry time passes.
+   */
   private lease(ids: string[]): void {
     for (const id of ids) this.leased.add(id);
     if (this.renewal || this.leased.size === 0) return;
-    this.renewal = setInterval(() => {
-      if (this.leased.size === 0) {
-        clearInterval(this.renewal);
-        this.renewal = undefined;
-        return;
-      }
-      this.contacts.renewHeld([...this.leased]).catch((err: unknown) => logger.warn({ err }, 'could not push back the retry time of held event dispatches'));
-    }, this.renewalMs);
+    this.renewal = setInterval(() => void this.renew(), this.renewalMs);
     this.renewal.unref();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.leased.size === 0) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+      return;
+    }
+    if (this.renewing || performance.now() - this.lastProgress > STALLED_RENEWALS * this.renewalMs) return;
+    this.renewing = true;
+    try {
+      await this.contacts.renewHeld([...this.leased]);
+    } catch (err) {
+      logger.warn({ err }, 'could not push back the retry time of held event dispatches');
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /** Takes the next group from the queue: up to MAX_GROUP requests, the first waiting one of each contact. */

@@ -46,7 +46,16 @@ describe('tracked events answered before their delivery (TrackWriter backlog)', 
     });
     const maxUndelivered = 20;
     const maxBacklog = 120;
-    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), { maxUndelivered, maxBacklog });
+    const contacts = new ContactsService(dataSource, dispatcher);
+    // Counts the groups read back from Postgres: those held by id, not kept in memory.
+    let readBack = 0;
+    const readHeld = contacts.readHeld.bind(contacts);
+    contacts.readHeld = async (held) => {
+      const dispatches = await readHeld(held);
+      readBack += dispatches.length;
+      return dispatches;
+    };
+    const writer = new TrackWriter(contacts, { maxUndelivered, maxBacklog });
 
     const clients = 10;
     const perClient = 40;
@@ -69,13 +78,14 @@ describe('tracked events answered before their delivery (TrackWriter backlog)', 
     const stored: { id: string }[] = await dataSource.query(`SELECT id FROM events WHERE project_id = $1 AND name = 'tick'`, [projectId]);
     expect(stored).toHaveLength(clients * perClient);
     await until(async () => deliveredIds.length, (n) => n >= clients * perClient, 'every tracked event delivered');
+    await until(() => dispatchRows(projectId), (rows) => rows.length === 0, 'every dispatch row removed');
     expect(deliveredIds).toHaveLength(clients * perClient);
+    expect(readBack).toBeGreaterThan(0);
     expect([...deliveredIds].sort()).toEqual(answers.flat().sort());
     // Each client's events reached the subscriber in the order they were tracked, those held by id included.
     for (let client = 0; client < clients; client += 1) {
       expect(seen.filter((event) => event.client === client).map((event) => event.n)).toEqual(Array.from({ length: perClient }, (_, n) => n));
     }
-    await until(() => dispatchRows(projectId), (rows) => rows.length === 0, 'every dispatch row removed');
   });
 
   it('keeps the worker off the dispatch rows it holds, leaves it those it claimed, and delivers the rest once subscribers catch up', async () => {
@@ -98,15 +108,16 @@ describe('tracked events answered before their delivery (TrackWriter backlog)', 
     const rows = await dispatchRows(projectId);
     expect(rows).toHaveLength(6);
 
-    // Every row due now, as if the backlog had outlasted its first retry time: the renewal pushes each back.
-    await dataSource.query('UPDATE event_dispatches SET retry_at = now() WHERE project_id = $1', [projectId]);
-    await until(() => dispatchRows(projectId), (found) => found.every((row) => row.far), 'every held row pushed back');
-    const [due] = await dataSource.query('SELECT count(*)::int AS n FROM event_dispatches WHERE project_id = $1 AND retry_at <= now()', [projectId]);
-    expect(due.n).toBe(0);
-
-    // The worker claimed one held row all the same (its attempts counted): it is the worker's to deliver.
+    // Every row due now, as if the backlog had outlasted its first retry time, and one of them
+    // claimed by the worker (its attempts counted): the renewal pushes back the others only.
     const claimed = rows[3];
-    await dataSource.query('UPDATE event_dispatches SET attempts = 1 WHERE id = $1', [claimed.id]);
+    await dataSource.query('UPDATE event_dispatches SET retry_at = now(), attempts = CASE WHEN id = $2 THEN 1 ELSE 0 END WHERE project_id = $1', [projectId, claimed.id]);
+    const renewed = await until(
+      () => dispatchRows(projectId),
+      (found) => found.filter((row) => row.id !== claimed.id).every((row) => row.far),
+      'every unclaimed held row pushed back',
+    );
+    expect(renewed.find((row) => row.id === claimed.id)).toMatchObject({ attempts: 1, far: false });
     open();
     const expected = [first, ...later].map((tracked) => tracked.event).filter((_, i) => i !== 3);
     await until(async () => delivered.length, (n) => n >= expected.length, 'the held events delivered');
