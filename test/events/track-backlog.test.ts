@@ -127,6 +127,31 @@ describe('tracked events answered before their delivery (TrackWriter backlog)', 
     expect(left.map((row) => row.id)).toEqual([claimed.id]);
   });
 
+  it('stops keeping the worker off its rows while its deliveries stall, so the worker takes them over', async () => {
+    const { projectId } = await createProject(dataSource);
+    const dispatcher = new EventDispatcher();
+    const { opened, open } = gate();
+    dispatcher.subscribe(async (events) => {
+      if (events.some((event) => event.projectId === projectId)) await opened;
+    });
+    // Renewals every 100 ms: a delivery that has not ended for 12 of them (1.2 s) counts as stalled.
+    const writer = new TrackWriter(new ContactsService(dataSource, dispatcher), { maxUndelivered: 1, maxBacklog: 1000, renewalMs: 100 });
+    try {
+      for (let n = 0; n < 4; n += 1) await writer.track(projectId, { email: `stalled-${n}@example.test`, event: 'tick' });
+      await dataSource.query('UPDATE event_dispatches SET retry_at = now() WHERE project_id = $1', [projectId]);
+      await until(() => dispatchRows(projectId), (rows) => rows.every((row) => row.far), 'the rows pushed back while the delivery is young');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await dataSource.query('UPDATE event_dispatches SET retry_at = now() WHERE project_id = $1', [projectId]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const rows = await dispatchRows(projectId);
+      expect(rows).toHaveLength(4);
+      expect(rows.filter((row) => row.far)).toEqual([]);
+    } finally {
+      open();
+    }
+    await until(() => dispatchRows(projectId), (rows) => rows.length === 0, 'every event delivered once the subscriber answers');
+  });
+
   it('answers another project while one project falls behind', async () => {
     const slow = await createProject(dataSource);
     const other = await createProject(dataSource);
