@@ -110,14 +110,8 @@ export async function claimDueDispatches(dataSource: DataSource, limit: number):
     .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
-/** The dispatch's events that still exist, in the order they were stored. */
-export async function loadDispatchEvents(manager: EntityManager, dispatch: QueuedDispatch): Promise<EventRecord[]> {
-  const [events] = await loadEventsOf(manager, [dispatch]);
-  return events;
-}
-
 /** Each dispatch's events that still exist, in the order they were stored, in one statement. */
-async function loadEventsOf(manager: EntityManager, dispatches: Pick<QueuedDispatch, 'eventIds'>[]): Promise<EventRecord[][]> {
+export async function loadDispatchesEvents(manager: EntityManager, dispatches: Pick<QueuedDispatch, 'eventIds'>[]): Promise<EventRecord[][]> {
   const ids = dispatches.flatMap((dispatch) => dispatch.eventIds);
   const found = ids.length === 0 ? [] : await manager.getRepository(EventRecord).createQueryBuilder('e').where('e.id = ANY(:ids)', { ids }).getMany();
   const byId = new Map(found.map((event) => [event.id, event]));
@@ -164,6 +158,6 @@ export async function loadHeldDispatches(manager: EntityManager, ids: string[]):
   );
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   const held = ids.flatMap((id) => byId.get(id) ?? []);
-  const events = await loadEventsOf(manager, held.map((row) => ({ eventIds: row.event_ids })));
+  const events = await loadDispatchesEvents(manager, held.map((row) => ({ eventIds: row.event_ids })));
   return held.map((row, i) => ({ id: String(row.id), batch: { projectId: row.project_id, events: events[i], contactIds: row.contact_ids } }));
 }

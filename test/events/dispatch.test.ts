@@ -97,6 +97,29 @@ describe('durable event dispatch', () => {
     expect(await queued()).toEqual([]);
   });
 
+  it("redelivers a project's due dispatches together in the order stored, and each alone when together fails", async () => {
+    const { dispatcher: failing } = recordingDispatcher(3);
+    for (const name of ['first', 'second', 'third']) await store(failing, [name]);
+    expect(await queued()).toHaveLength(3);
+    await makeDue();
+    const together = recordingDispatcher();
+    const passed = await redeliverDue(dataSource, together.dispatcher, 1000);
+    expect(together.deliveries).toEqual([['first', 'second', 'third']]);
+    expect(together.changes).toEqual([[contactId]]);
+    expect(passed.delivered).toBeGreaterThanOrEqual(3);
+    expect(await queued()).toEqual([]);
+
+    const { dispatcher: failingAgain } = recordingDispatcher(3);
+    for (const name of ['fourth', 'fifth', 'sixth']) await store(failingAgain, [name]);
+    expect(await queued()).toHaveLength(3);
+    await makeDue();
+    // The delivery of the three together fails: each is then delivered alone, in order.
+    const once = recordingDispatcher(1);
+    await redeliverDue(dataSource, once.dispatcher, 1000);
+    expect(once.deliveries).toEqual([['fourth', 'fifth', 'sixth'], ['fourth'], ['fifth'], ['sixth']]);
+    expect(await queued()).toEqual([]);
+  });
+
   it('delivers a dispatch left by a process that died after its commit', async () => {
     const [{ id: eventId }]: { id: string }[] = await dataSource.query(
       `INSERT INTO events (project_id, contact_id, name, source, data) VALUES ($1, $2, 'signup', 'API', '{}') RETURNING id`,
