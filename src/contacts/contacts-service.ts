@@ -4,12 +4,12 @@ import type { Contact } from '../entities/contact';
 import type { EventRecord } from '../entities/event-record';
 import type { EventDispatcher } from '../events/dispatcher';
 import { HeldConnection } from '../db/pipelined-transaction';
+import { renewHeldDispatches } from '../events/dispatches-queries';
 import {
   commitWithEvents,
   completeDispatched,
   deliverDispatches,
   readHeld,
-  renewHeld,
   withEvents,
   type Committed,
   type EventTransaction,
@@ -132,9 +132,9 @@ export class ContactsService {
     return readHeld(this.dataSource, held);
   }
 
-  /** Keeps the worker off dispatch rows still held for delivery (see renewHeld). */
+  /** Keeps the worker off dispatch rows still held for delivery (see renewHeldDispatches). */
   renewHeld(ids: string[]): Promise<void> {
-    return renewHeld(this.dataSource, ids);
+    return renewHeldDispatches(this.dataSource, ids);
   }
 
   /** Creates or updates one contact in its own transaction and reads it back. */

@@ -3,7 +3,7 @@ import type { EventRecord } from '../entities/event-record';
 import { pooledTransactions, type Transactions } from '../db/pipelined-transaction';
 import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
-import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, loadHeldDispatches, renewHeldDispatches, type DispatchBatch } from './dispatches-queries';
+import { completeDelivered, enqueueDispatches, insertEventsAndEnqueue, loadHeldDispatches, type DispatchBatch } from './dispatches-queries';
 import { insertEvents, newEventRecords, type NewEvent } from './events-queries';
 
 export type { NewEvent };
@@ -32,7 +32,7 @@ interface BatchPart {
 }
 
 /** One batch per project of the parts, events in the order given, each contact once. */
-function byProject(parts: Iterable<BatchPart>): DispatchBatch[] {
+export function byProject(parts: Iterable<BatchPart>): DispatchBatch[] {
   const merged = new Map<string, { events: EventRecord[]; contactIds: Set<string> }>();
   for (const part of parts) {
     const found = merged.get(part.projectId) ?? { events: [], contactIds: new Set<string>() };
@@ -145,20 +145,12 @@ export function holdDispatch(dispatch: PendingDispatch): HeldDispatch {
  * many they are; a row the worker claimed meanwhile is left out (the worker delivers it).
  */
 export async function readHeld(dataSource: DataSource, held: HeldDispatch[]): Promise<PendingDispatch[]> {
-  const rows = await loadHeldDispatches(
-    dataSource.manager,
-    held.flatMap((dispatch) => dispatch.queued),
-  );
+  const rows = await loadHeldDispatches(dataSource.manager, held.flatMap((dispatch) => dispatch.queued));
   const batches = new Map(rows.map(({ id, batch }) => [id, batch]));
   return held.map((dispatch) => {
     const queued = dispatch.queued.filter((id) => batches.has(id));
     return { steps: [() => dispatch.ready], batches: queued.map((id) => batches.get(id)!), queued };
   });
-}
-
-/** Keeps the worker off dispatch rows a process still holds for delivery (see renewHeldDispatches). */
-export function renewHeld(dataSource: DataSource, ids: string[]): Promise<void> {
-  return renewHeldDispatches(dataSource, ids);
 }
 
 /** Removes the dispatch rows of delivered transactions; a row that stays is delivered again later, which subscribers tolerate. */

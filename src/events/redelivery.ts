@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import type { EventDispatcher } from './dispatcher';
 import type { EventRecord } from '../entities/event-record';
 import { claimDueDispatches, completeDispatches, loadDispatchesEvents, type QueuedDispatch } from './dispatches-queries';
+import { byProject } from './event-store';
 
 /** Deliveries of one dispatch before it is given up (about 17 hours of retries at the longest wait). */
 export const MAX_DISPATCH_ATTEMPTS = 24;
@@ -32,19 +33,16 @@ export async function redeliverDue(dataSource: DataSource, dispatcher: EventDisp
   const result: RedeliveryResult = { delivered: 0, failed: 0, abandoned: 0 };
   const claimed = await claimDueDispatches(dataSource, limit);
   const events = await loadDispatchesEvents(dataSource.manager, claimed);
-  const byProject = new Map<string, Loaded[]>();
+  const byProjectRows = new Map<string, Loaded[]>();
   claimed.forEach((dispatch, i) => {
-    const rows = byProject.get(dispatch.projectId) ?? [];
-    byProject.set(dispatch.projectId, rows);
+    const rows = byProjectRows.get(dispatch.projectId) ?? [];
+    byProjectRows.set(dispatch.projectId, rows);
     rows.push({ ...dispatch, events: events[i] });
   });
-  for (const [projectId, rows] of byProject) {
+  for (const rows of byProjectRows.values()) {
     if (rows.length > 1) {
-      const together = await dispatcher.deliver({
-        projectId,
-        events: rows.flatMap((row) => row.events),
-        contactIds: [...new Set(rows.flatMap((row) => row.contactIds))],
-      });
+      const [batch] = byProject(rows);
+      const together = await dispatcher.deliver(batch);
       if (together) {
         result.delivered += rows.length;
         await completeDispatches(dataSource, rows.map((row) => row.id));
