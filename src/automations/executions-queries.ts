@@ -132,6 +132,33 @@ export async function olderActiveExecutionId(manager: EntityManager, workflowId:
   return active?.id;
 }
 
+/** A record as it was written at its start: its id and the step it started at (null when none). */
+export interface StartedRecord {
+  id: string;
+  currentStepId: string | null;
+}
+
+/** The RUNNING or WAITING execution of the workflow that the trigger event started; undefined when there is none. */
+export async function activeExecutionOfTrigger(manager: EntityManager, workflowId: string, triggerEventId: string): Promise<StartedRecord | undefined> {
+  const [active]: { id: string; current_step_id: string | null }[] = await manager.query(
+    `SELECT id, current_step_id FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2 AND status IN ('RUNNING', 'WAITING')`,
+    [workflowId, triggerEventId],
+  );
+  return active && { id: active.id, currentStepId: active.current_step_id };
+}
+
+/**
+ * Deletes an execution whose Temporal workflow was never started, if it is still under way and
+ * still at the step it started at (a workflow that did start would have moved it); true when it did.
+ */
+export async function deleteUnstartedExecution(manager: EntityManager, record: StartedRecord): Promise<boolean> {
+  const [, deleted]: [unknown, number] = await manager.query(
+    `DELETE FROM workflow_executions WHERE id = $1 AND status IN ('RUNNING', 'WAITING') AND current_step_id IS NOT DISTINCT FROM $2`,
+    [record.id, record.currentStepId],
+  );
+  return deleted > 0;
+}
+
 /** Ends an execution still under way with a final status and its reason. */
 export async function endExecution(manager: EntityManager, executionId: string, status: ExecutionStatus, error: string | null): Promise<void> {
   await manager.query(

@@ -5,9 +5,12 @@ import { awaitedEvents, entryDelay } from '../../workflows/graph';
 import { eventReceived, executionSummary, executionWorkflowId, type ReceivedEvent } from '../../workflows/shared';
 import type { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
+import { logger } from '../logger';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
 import {
+  activeExecutionOfTrigger,
   cancelActiveExecution,
+  deleteUnstartedExecution,
   endExecution,
   executionById,
   insertStartedExecution,
@@ -93,6 +96,16 @@ async function startWorkflow(
   }
 }
 
+/** The status of the execution's Temporal workflow (`RUNNING`, `COMPLETED`, ...), or `NOT_FOUND` when there is none. */
+async function workflowStatus(deps: EngineDeps, executionId: string): Promise<string> {
+  try {
+    return (await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).describe()).status.name;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    return 'NOT_FOUND';
+  }
+}
+
 /**
  * Records the end of the contact's active execution of the workflow when its Temporal workflow
  * is no longer running although the record says it is: an operator terminated it in the
@@ -103,13 +116,7 @@ async function startWorkflow(
 async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
   const activeId = await olderActiveExecutionId(manager, workflowId, contactId);
   if (!activeId) return false;
-  let ended: string;
-  try {
-    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(activeId)).describe()).status.name;
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    ended = 'NOT_FOUND';
-  }
+  const ended = await workflowStatus(deps, activeId);
   if (ended === 'RUNNING') return false;
   const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
   await endExecution(manager, activeId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
@@ -117,44 +124,75 @@ async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, 
 }
 
 /**
- * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
- * workflows). Null when it is dropped: the contact has an active execution of the workflow
- * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
- * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
- * An active record whose Temporal workflow was terminated from outside is closed first (closeOrphanedExecution). Starts of the same workflow and contact are serialised by a
- * transaction lock, so concurrent duplicates see each other. The record (RUNNING, or WAITING
- * at an entry DELAY, which the workflow's start delay waits out) and the Temporal workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made
- * together: the workflow starts before the commit, and finds no record if the commit fails.
- * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
+ * Deletes the active record the trigger event already made when its Temporal workflow does not
+ * exist: the start after its commit failed, or the process died before it. True when it deleted
+ * one; the caller holds the workflow-and-contact lock. A start of that workflow that reaches
+ * Temporal later finds no record and does nothing.
  */
-export async function startExecution(deps: EngineDeps, input: StartExecutionInput): Promise<WorkflowExecution | null> {
+async function replaceUnstartedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, triggerEventId: string | undefined): Promise<boolean> {
+  if (triggerEventId === undefined) return false;
+  const active = await activeExecutionOfTrigger(manager, workflowId, triggerEventId);
+  if (!active || (await workflowStatus(deps, active.id)) !== 'NOT_FOUND') return false;
+  return deleteUnstartedExecution(manager, active);
+}
+
+/**
+ * After a failed start: deletes the record when Temporal answers that its workflow does not
+ * exist. Kept when the answer is that it does (the start succeeded although its answer was lost),
+ * or when Temporal does not answer: the event's next delivery decides (replaceUnstartedExecution).
+ */
+async function forgetUnstartedExecution(deps: EngineDeps, execution: WorkflowExecution): Promise<void> {
+  try {
+    if ((await workflowStatus(deps, execution.id)) === 'NOT_FOUND') await deleteUnstartedExecution(deps.dataSource.manager, execution);
+  } catch (err) {
+    logger.warn({ err, executionId: execution.id }, 'an execution whose start failed keeps its record until its event is delivered again');
+  }
+}
+
+/** A start whose record is written: the record and what its Temporal workflow starts with. */
+interface RecordedStart {
+  execution: WorkflowExecution;
+  input: ContactExecutionInput;
+  names: { contactEmail: string; automationName: string; startDelayMs?: number };
+}
+
+/**
+ * Under the start lock of the workflow and contact (taken by lockForStart until the transaction
+ * ends): inserts the record, RUNNING or WAITING at an entry DELAY, which the workflow's start
+ * delay waits out. An active record whose Temporal workflow ended without recording it is closed
+ * first (closeOrphanedExecution), and one of the same trigger event whose workflow was never
+ * started is replaced (replaceUnstartedExecution). Null when the start is dropped.
+ */
+async function recordStart(deps: EngineDeps, manager: EntityManager, input: StartExecutionInput): Promise<RecordedStart | null> {
   const { projectId, workflowId, contactId } = input;
-  const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
-  return deps.dataSource.transaction(async (manager) => {
-    const workflow = await lockForStart(manager, projectId, workflowId, contactId);
-    if (!workflow) throw notFound('Workflow');
-    const { email, graph } = workflow;
-    if (email === null) throw notFound('Contact');
-    // A graph that starts with a DELAY waits it out as the workflow's start delay: one workflow task less.
-    const delay = entryDelay(graph);
-    const insert = () =>
-      insertStartedExecution(manager, {
-        projectId,
-        workflowId,
-        contactId,
-        context: input.context ?? {},
-        triggerEventId: input.triggerEventId ?? null,
-        allowReentry: workflow.allowReentry,
-        status: delay ? 'WAITING' : 'RUNNING',
-        currentStepId: delay?.step.id ?? null,
-        awaitedEvents: awaitedEvents(graph),
-      });
-    let inserted = await insert();
-    if (inserted.reentryRefused) return null;
-    if (!inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
-    const { execution } = inserted;
-    if (!execution) return null;
-    const executionInput: ContactExecutionInput = {
+  const workflow = await lockForStart(manager, projectId, workflowId, contactId);
+  if (!workflow) throw notFound('Workflow');
+  const { email, graph } = workflow;
+  if (email === null) throw notFound('Contact');
+  // A graph that starts with a DELAY waits it out as the workflow's start delay: one workflow task less.
+  const delay = entryDelay(graph);
+  const insert = () =>
+    insertStartedExecution(manager, {
+      projectId,
+      workflowId,
+      contactId,
+      context: input.context ?? {},
+      triggerEventId: input.triggerEventId ?? null,
+      allowReentry: workflow.allowReentry,
+      status: delay ? 'WAITING' : 'RUNNING',
+      currentStepId: delay?.step.id ?? null,
+      awaitedEvents: awaitedEvents(graph),
+    });
+  let inserted = await insert();
+  // The record left by this event's start that never reached Temporal also counts as an earlier execution for reentry.
+  if (!inserted.execution && (await replaceUnstartedExecution(deps, manager, workflowId, input.triggerEventId))) inserted = await insert();
+  if (inserted.reentryRefused) return null;
+  if (!inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
+  const { execution } = inserted;
+  if (!execution) return null;
+  return {
+    execution,
+    input: {
       executionId: execution.id,
       projectId,
       workflowId,
@@ -164,11 +202,49 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
       ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
       ...(delay ? { entryDelayed: true } : {}),
-    };
-    const names = { contactEmail: email, automationName: workflow.name, ...(delay ? { startDelayMs: delay.ms } : {}) };
-    await startWorkflow(deps, executionInput, names, searchAttributes);
-    return execution;
-  });
+    },
+    names: { contactEmail: email, automationName: workflow.name, ...(delay ? { startDelayMs: delay.ms } : {}) },
+  };
+}
+
+/**
+ * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
+ * workflows). Null when it is dropped: the contact has an active execution of the workflow
+ * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
+ * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
+ * Starts of the same workflow and contact are serialised by a transaction lock, so concurrent
+ * duplicates see each other.
+ *
+ * Without a trigger event (a start asked for through the API) the record and the Temporal
+ * workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made together: the
+ * workflow starts inside the record's transaction, and finds no record if the commit fails.
+ *
+ * With a trigger event the record commits first and the workflow starts after, so that no
+ * database connection waits on Temporal: a delivery starts many contacts' executions at once.
+ * The event's dispatch stays until its delivery succeeds, so a start that fails, or a process that
+ * dies between the commit and the start, has the event delivered again; that delivery replaces the
+ * record whose workflow was never started. A failed start also removes its record at once when
+ * Temporal answers that the workflow does not exist (forgetUnstartedExecution).
+ * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
+ */
+export async function startExecution(deps: EngineDeps, input: StartExecutionInput): Promise<WorkflowExecution | null> {
+  const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
+  if (input.triggerEventId === undefined) {
+    return deps.dataSource.transaction(async (manager) => {
+      const recorded = await recordStart(deps, manager, input);
+      if (recorded) await startWorkflow(deps, recorded.input, recorded.names, searchAttributes);
+      return recorded?.execution ?? null;
+    });
+  }
+  const recorded = await deps.dataSource.transaction((manager) => recordStart(deps, manager, input));
+  if (!recorded) return null;
+  try {
+    await startWorkflow(deps, recorded.input, recorded.names, searchAttributes);
+  } catch (err) {
+    await forgetUnstartedExecution(deps, recorded.execution);
+    throw err;
+  }
+  return recorded.execution;
 }
 
 /**

@@ -16,8 +16,12 @@ export interface TriggerDeps {
   taskQueue: string;
 }
 
-/** How many contacts of one batch of events are handled at once; each contact's events stay in order. */
-const CONTACT_CONCURRENCY = 8;
+/**
+ * How many contacts of one batch of events are handled at once; each contact's events stay in
+ * order. A triggered start holds a database connection only while it writes its record, not
+ * while Temporal answers, so this is bounded by what Temporal takes in, not by the pool.
+ */
+const CONTACT_CONCURRENCY = 64;
 
 /** A reaction that could not run for now (Temporal or the database unavailable): the events are dispatched again later. */
 class TriggerFailed extends Error {}

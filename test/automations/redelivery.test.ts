@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { redeliverDue } from '../../src/events/redelivery';
 import { signalWaitingExecutions, startExecution, type EngineDeps } from '../../src/automations/start-execution';
+import { executionWorkflowId } from '../../workflows/shared';
 import type { TestWorker } from '../support/worker';
 import { createContact, createProject, createWorkflow, until, startEngine, type TestEngine } from './fixtures';
 
@@ -88,5 +90,71 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
 
     expect(await signalWaitingExecutions(deps, projectId, contactId, { ...purchase, id: randomUUID() })).toBe(1);
     await until(stateOf, (state) => state.status === 'EXITED');
+  });
+
+  /** The engine with a Temporal client whose workflow starts go through `interceptor` (the same server and namespace). */
+  const startingThrough = (interceptor: WorkflowClientInterceptor): EngineDeps => ({
+    ...deps,
+    temporal: new Client({ connection: deps.temporal.connection, namespace: deps.temporal.options.namespace, interceptors: { workflow: [interceptor] } }),
+  });
+  const triggeredStart = (engine: EngineDeps, workflowId: string, contactId: string, eventId: string) =>
+    startExecution(engine, { projectId, workflowId, contactId, eventName: 'signup', triggerEventId: eventId });
+  const exitWorkflow = async () => {
+    const { workflowId } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'exit', type: 'EXIT' }] });
+    await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
+    return workflowId;
+  };
+
+  it('replaces the record of a triggered start whose process died between its commit and the Temporal start', async () => {
+    const workflowId = await exitWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = await undeliveredEvent(contactId, 'signup');
+    const [{ id: unstarted }]: { id: string }[] = await dataSource.query(
+      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id) VALUES ($1, $2, $3, 'RUNNING', '{}', $4) RETURNING id`,
+      [projectId, workflowId, contactId, eventId],
+    );
+
+    await redeliverUntilDone();
+    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
+    expect(await dataSource.query('SELECT 1 FROM workflow_executions WHERE id = $1', [unstarted])).toEqual([]);
+  });
+
+  it('deletes the record of a triggered start that Temporal refused, and starts it once when the event comes again', async () => {
+    const workflowId = await exitWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = randomUUID();
+    const refusing = startingThrough({ startWithDetails: async () => { throw new Error('Temporal is unavailable'); } });
+
+    await expect(triggeredStart(refusing, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
+    expect(await executionsOf(workflowId, contactId)).toEqual([]);
+
+    const started = await triggeredStart(deps, workflowId, contactId, eventId);
+    expect(started).not.toBeNull();
+    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await triggeredStart(deps, workflowId, contactId, eventId)).toBeNull();
+    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
+  });
+
+  it('keeps the record of a triggered start whose answer was lost after Temporal started it', async () => {
+    const workflowId = await exitWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = randomUUID();
+    const started: string[] = [];
+    const answerLost = startingThrough({
+      startWithDetails: async (input, next) => {
+        await next(input);
+        started.push(input.options.workflowId);
+        throw new Error('connection reset');
+      },
+    });
+
+    await expect(triggeredStart(answerLost, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
+    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    const [{ id }]: { id: string }[] = await dataSource.query('SELECT id FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
+    expect(started).toEqual([executionWorkflowId(id)]);
+
+    expect(await triggeredStart(deps, workflowId, contactId, eventId)).toBeNull();
+    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
   });
 });
