@@ -17,8 +17,9 @@ const MISSING_RECORD_ATTEMPTS = 5;
 
 /**
  * Runs a write of the execution record. A record not found may be one whose start has not
- * committed yet (the workflow starts inside that transaction): the attempt is retried, and after
- * MISSING_RECORD_ATTEMPTS the record counts as never committed (false).
+ * committed yet (an API start's workflow starts inside that transaction): the attempt is retried,
+ * and after MISSING_RECORD_ATTEMPTS the record counts as never committed, or deleted after its
+ * triggered start failed (false).
  */
 async function whileRecordMissing(write: () => Promise<boolean>): Promise<boolean> {
   try {

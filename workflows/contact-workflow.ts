@@ -10,6 +10,12 @@ export interface ContactExecutionInput extends ExecutionInput {
    * out: the record starts WAITING at that step and the workflow goes on from the step after it.
    */
   entryDelayed?: boolean;
+  /**
+   * With entryDelayed: what was left of the entry DELAY when this workflow started, when the
+   * DELAY began before (a record written by an earlier delivery of its trigger event, whose
+   * workflow had not started); the whole DELAY when unset.
+   */
+  entryDelayLeftMs?: number;
 }
 
 /** The patch that lets an execution whose start delay was its entry DELAY go on from the next step. */
@@ -80,10 +86,10 @@ async function runExecution(input: ContactExecutionInput, chooseWay: () => Execu
   const way = chooseWay();
   const { activities } = way;
   const { finishExecution } = activities;
-  const { graph, entryDelayed, ...execution } = input;
+  const { graph, entryDelayed, entryDelayLeftMs, ...execution } = input;
   let outcome: ExecutionOutcome;
   try {
-    const end = await walk(way, graph, execution, inbox, entryDelayed === true);
+    const end = await walk(way, graph, execution, inbox, entryDelayed === true ? { leftMs: entryDelayLeftMs } : undefined);
     outcome = end.outcome;
     if (end.recorded) {
       // The last step's call wrote the end.
@@ -104,7 +110,7 @@ async function runExecution(input: ContactExecutionInput, chooseWay: () => Execu
 }
 
 /** Follows the graph from its entry step; each step is visited at most once (graphs are acyclic). */
-async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, inbox: EventInbox, entryDelayed: boolean): Promise<WalkEnd> {
+async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, inbox: EventInbox, entryDelayed?: { leftMs?: number }): Promise<WalkEnd> {
   const { activities, recordsWithWork } = way;
   let step = entryStep(graph);
   if (!step) throw ApplicationFailure.create({ message: 'The workflow has no single entry step', type: 'InvalidGraph', nonRetryable: true });
@@ -112,7 +118,7 @@ async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, in
   const delay = entryDelayed ? entryDelay(graph) : undefined;
   if (delay && way.skipsEntryDelay()) {
     visited.add(step.id);
-    step = await afterEntryDelay(graph, delay);
+    step = await afterEntryDelay(graph, delay, entryDelayed?.leftMs ?? delay.ms);
   }
   while (step) {
     if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });
@@ -151,14 +157,14 @@ function endAfter(graph: Graph, step: GraphStep): StepEnd | undefined {
 }
 
 /**
- * The step after the entry DELAY, once its wait is over. The start delay normally ends it. A
+ * The step after the entry DELAY, once its wait (`msAtStart` from the workflow's start) is over. The start delay normally ends it. A
  * cancel starts the workflow before (the cancel then ends it); a signal (an event of the contact)
  * does not on the dev server, whose first workflow task then carries it, but a server that did
  * start it early would have the workflow wait out the rest itself. Events signalled during the
  * DELAY do not count for the step after it, as for a DELAY anywhere else.
  */
-async function afterEntryDelay(graph: Graph, delay: { step: GraphStep; ms: number }): Promise<GraphStep | undefined> {
-  const left = delay.ms - (Date.now() - workflowInfo().startTime.getTime());
+async function afterEntryDelay(graph: Graph, delay: { step: GraphStep }, msAtStart: number): Promise<GraphStep | undefined> {
+  const left = msAtStart - (Date.now() - workflowInfo().startTime.getTime());
   if (left > 0) await sleep(left);
   return nextStep(graph, delay.step);
 }

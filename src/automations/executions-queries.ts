@@ -132,31 +132,26 @@ export async function olderActiveExecutionId(manager: EntityManager, workflowId:
   return active?.id;
 }
 
-/** A record as it was written at its start: its id and the step it started at (null when none). */
-export interface StartedRecord {
-  id: string;
-  currentStepId: string | null;
-}
-
 /** The RUNNING or WAITING execution of the workflow that the trigger event started; undefined when there is none. */
-export async function activeExecutionOfTrigger(manager: EntityManager, workflowId: string, triggerEventId: string): Promise<StartedRecord | undefined> {
-  const [active]: { id: string; current_step_id: string | null }[] = await manager.query(
-    `SELECT id, current_step_id FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2 AND status IN ('RUNNING', 'WAITING')`,
+export async function activeExecutionOfTrigger(manager: EntityManager, workflowId: string, triggerEventId: string): Promise<WorkflowExecution | undefined> {
+  const [row]: ExecutionRow[] = await manager.query(
+    `SELECT id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
+       FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2 AND status IN ('RUNNING', 'WAITING')`,
     [workflowId, triggerEventId],
   );
-  return active && { id: active.id, currentStepId: active.current_step_id };
+  return row && executionFromRow(manager, row);
 }
 
 /**
- * Deletes an execution whose Temporal workflow was never started, if it is still under way and
- * still at the step it started at (a workflow that did start would have moved it); true when it did.
+ * Deletes an execution whose Temporal workflow did not start, if it is still as it was inserted
+ * (status and step): a workflow that did start and ran a step has moved it, and keeps it.
  */
-export async function deleteUnstartedExecution(manager: EntityManager, record: StartedRecord): Promise<boolean> {
-  const [, deleted]: [unknown, number] = await manager.query(
-    `DELETE FROM workflow_executions WHERE id = $1 AND status IN ('RUNNING', 'WAITING') AND current_step_id IS NOT DISTINCT FROM $2`,
-    [record.id, record.currentStepId],
-  );
-  return deleted > 0;
+export async function deleteUnstartedExecution(manager: EntityManager, execution: Pick<WorkflowExecution, 'id' | 'status' | 'currentStepId'>): Promise<void> {
+  await manager.query(`DELETE FROM workflow_executions WHERE id = $1 AND status = $2 AND current_step_id IS NOT DISTINCT FROM $3`, [
+    execution.id,
+    execution.status,
+    execution.currentStepId,
+  ]);
 }
 
 /** Ends an execution still under way with a final status and its reason. */

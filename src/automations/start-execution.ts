@@ -1,4 +1,4 @@
-import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runWorkflowExecutionV2, type ContactExecutionInput } from '../../workflows/contact-workflow';
 import { awaitedEvents, entryDelay } from '../../workflows/graph';
@@ -56,6 +56,8 @@ export function executionStartOptions(
   return {
     taskQueue: options.taskQueue,
     workflowId: executionWorkflowId(input.executionId),
+    // An execution's workflow runs once: a second start of it (a trigger event's redelivery) is refused, also after it closed.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     args: [input],
     ...(options.startDelayMs === undefined ? {} : { startDelay: options.startDelayMs }),
     staticSummary: executionSummary(options.automationName, options.contactEmail),
@@ -71,7 +73,10 @@ export function executionStartOptions(
   };
 }
 
-/** Starts the Temporal workflow; a server that refuses the search attributes gets the start again without them. */
+/**
+ * Starts the Temporal workflow; a server that refuses the search attributes gets the start again
+ * without them. A workflow of that execution that exists already (running or closed) counts as started.
+ */
 async function startWorkflow(
   deps: EngineDeps,
   input: ContactExecutionInput,
@@ -84,6 +89,7 @@ async function startWorkflow(
     try {
       await start(searchAttributes);
     } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
       const cause = (err as { cause?: unknown }).cause;
       if (!searchAttributes || !isGrpcServiceError(cause) || cause.code !== GRPC_INVALID_ARGUMENT) throw err;
       forgetSearchAttributes(deps.temporal);
@@ -93,16 +99,6 @@ async function startWorkflow(
     throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Workflow executions are unavailable right now; try again shortly', {
       details: { reason: (err as Error).message },
     });
-  }
-}
-
-/** The status of the execution's Temporal workflow (`RUNNING`, `COMPLETED`, ...), or `NOT_FOUND` when there is none. */
-async function workflowStatus(deps: EngineDeps, executionId: string): Promise<string> {
-  try {
-    return (await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).describe()).status.name;
-  } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    return 'NOT_FOUND';
   }
 }
 
@@ -116,7 +112,13 @@ async function workflowStatus(deps: EngineDeps, executionId: string): Promise<st
 async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
   const activeId = await olderActiveExecutionId(manager, workflowId, contactId);
   if (!activeId) return false;
-  const ended = await workflowStatus(deps, activeId);
+  let ended: string;
+  try {
+    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(activeId)).describe()).status.name;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    ended = 'NOT_FOUND';
+  }
   if (ended === 'RUNNING') return false;
   const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
   await endExecution(manager, activeId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
@@ -124,44 +126,34 @@ async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, 
 }
 
 /**
- * Deletes the active record the trigger event already made when its Temporal workflow does not
- * exist: the start after its commit failed, or the process died before it. True when it deleted
- * one; the caller holds the workflow-and-contact lock. A start of that workflow that reaches
- * Temporal later finds no record and does nothing.
- */
-async function replaceUnstartedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, triggerEventId: string | undefined): Promise<boolean> {
-  if (triggerEventId === undefined) return false;
-  const active = await activeExecutionOfTrigger(manager, workflowId, triggerEventId);
-  if (!active || (await workflowStatus(deps, active.id)) !== 'NOT_FOUND') return false;
-  return deleteUnstartedExecution(manager, active);
-}
-
-/**
- * After a failed start: deletes the record when Temporal answers that its workflow does not
- * exist. Kept when the answer is that it does (the start succeeded although its answer was lost),
- * or when Temporal does not answer: the event's next delivery decides (replaceUnstartedExecution).
+ * After a failed start: deletes the record if it is still as inserted, as the rolled-back
+ * transaction of an API start would leave nothing. A workflow that did start (its answer was lost)
+ * and ran a step has moved the record, which is kept; one that had not finds no record and does
+ * nothing. When the delete fails, the event's next delivery starts the record's workflow.
  */
 async function forgetUnstartedExecution(deps: EngineDeps, execution: WorkflowExecution): Promise<void> {
   try {
-    if ((await workflowStatus(deps, execution.id)) === 'NOT_FOUND') await deleteUnstartedExecution(deps.dataSource.manager, execution);
+    await deleteUnstartedExecution(deps.dataSource.manager, execution);
   } catch (err) {
     logger.warn({ err, executionId: execution.id }, 'an execution whose start failed keeps its record until its event is delivered again');
   }
 }
 
-/** A start whose record is written: the record and what its Temporal workflow starts with. */
+/** A start whose record is written: the record, what its Temporal workflow starts with, and whether an earlier delivery of its trigger event wrote it. */
 interface RecordedStart {
   execution: WorkflowExecution;
   input: ContactExecutionInput;
   names: { contactEmail: string; automationName: string; startDelayMs?: number };
+  earlier: boolean;
 }
 
 /**
  * Under the start lock of the workflow and contact (taken by lockForStart until the transaction
  * ends): inserts the record, RUNNING or WAITING at an entry DELAY, which the workflow's start
- * delay waits out. An active record whose Temporal workflow ended without recording it is closed
- * first (closeOrphanedExecution), and one of the same trigger event whose workflow was never
- * started is replaced (replaceUnstartedExecution). Null when the start is dropped.
+ * delay waits out. When the trigger event already wrote a record that is still active, that
+ * record is answered (`earlier`): its workflow may not have started. An active record whose
+ * Temporal workflow ended without recording it is closed first (closeOrphanedExecution). Null
+ * when the start is dropped.
  */
 async function recordStart(deps: EngineDeps, manager: EntityManager, input: StartExecutionInput): Promise<RecordedStart | null> {
   const { projectId, workflowId, contactId } = input;
@@ -184,12 +176,15 @@ async function recordStart(deps: EngineDeps, manager: EntityManager, input: Star
       awaitedEvents: awaitedEvents(graph),
     });
   let inserted = await insert();
-  // The record left by this event's start that never reached Temporal also counts as an earlier execution for reentry.
-  if (!inserted.execution && (await replaceUnstartedExecution(deps, manager, workflowId, input.triggerEventId))) inserted = await insert();
-  if (inserted.reentryRefused) return null;
-  if (!inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
-  const { execution } = inserted;
+  // The trigger event's own record also counts as an earlier execution for reentry: look for it first.
+  const earlier = !inserted.execution && input.triggerEventId !== undefined ? await activeExecutionOfTrigger(manager, workflowId, input.triggerEventId) : undefined;
+  if (!earlier && inserted.reentryRefused) return null;
+  if (!earlier && !inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
+  const execution = earlier ?? inserted.execution;
   if (!execution) return null;
+  // An earlier record still at the entry DELAY waits out what is left of it.
+  const delayed = delay && (!earlier || (execution.status === 'WAITING' && execution.currentStepId === delay.step.id));
+  const startDelayMs = !delayed ? 0 : earlier ? Math.max(0, execution.startedAt.getTime() + delay.ms - Date.now()) : delay.ms;
   return {
     execution,
     input: {
@@ -198,12 +193,14 @@ async function recordStart(deps: EngineDeps, manager: EntityManager, input: Star
       workflowId,
       contactId,
       graph,
-      context: input.context ?? {},
+      context: execution.context,
       ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
       ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
-      ...(delay ? { entryDelayed: true } : {}),
+      ...(delayed ? { entryDelayed: true } : {}),
+      ...(delayed && earlier ? { entryDelayLeftMs: startDelayMs } : {}),
     },
-    names: { contactEmail: email, automationName: workflow.name, ...(delay ? { startDelayMs: delay.ms } : {}) },
+    names: { contactEmail: email, automationName: workflow.name, ...(startDelayMs > 0 ? { startDelayMs } : {}) },
+    earlier: earlier !== undefined,
   };
 }
 
@@ -213,18 +210,20 @@ async function recordStart(deps: EngineDeps, manager: EntityManager, input: Star
  * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
  * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
  * Starts of the same workflow and contact are serialised by a transaction lock, so concurrent
- * duplicates see each other.
+ * duplicates see each other. The Temporal workflow is `wf-exec/<executionId>`, with the graph as
+ * it is now.
  *
- * Without a trigger event (a start asked for through the API) the record and the Temporal
- * workflow `wf-exec/<executionId>`, which gets the graph as it is now, are made together: the
- * workflow starts inside the record's transaction, and finds no record if the commit fails.
+ * Without a trigger event (a start asked for through the API) the record and the workflow are
+ * made together: the workflow starts inside the record's transaction, and finds no record if the
+ * commit fails.
  *
  * With a trigger event the record commits first and the workflow starts after, so that no
  * database connection waits on Temporal: a delivery starts many contacts' executions at once.
- * The event's dispatch stays until its delivery succeeds, so a start that fails, or a process that
- * dies between the commit and the start, has the event delivered again; that delivery replaces the
- * record whose workflow was never started. A failed start also removes its record at once when
- * Temporal answers that the workflow does not exist (forgetUnstartedExecution).
+ * A failed start deletes its record again if no step ran (forgetUnstartedExecution). The event's
+ * dispatch stays until its delivery succeeds, so after a failed start, or a process that died
+ * between the commit and the start, the event is delivered again: that delivery starts the
+ * workflow of the record the event wrote, if it is still active; Temporal refuses a second
+ * workflow of one execution, so it runs once.
  * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
  */
 export async function startExecution(deps: EngineDeps, input: StartExecutionInput): Promise<WorkflowExecution | null> {
@@ -241,10 +240,10 @@ export async function startExecution(deps: EngineDeps, input: StartExecutionInpu
   try {
     await startWorkflow(deps, recorded.input, recorded.names, searchAttributes);
   } catch (err) {
-    await forgetUnstartedExecution(deps, recorded.execution);
+    if (!recorded.earlier) await forgetUnstartedExecution(deps, recorded.execution);
     throw err;
   }
-  return recorded.execution;
+  return recorded.earlier ? null : recorded.execution;
 }
 
 /**

@@ -105,19 +105,49 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
     return workflowId;
   };
 
-  it('replaces the record of a triggered start whose process died between its commit and the Temporal start', async () => {
+  /** The record a triggered start commits before its Temporal start, left as a process that died in between leaves it. */
+  async function unstartedRecord(workflowId: string, contactId: string, eventId: string, at?: { stepId: string; startedAgo: string }): Promise<string> {
+    const [{ id }]: { id: string }[] = await dataSource.query(
+      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, started_at)
+       VALUES ($1, $2, $3, $4, $5, '{}', $6, now() - $7::interval) RETURNING id`,
+      [projectId, workflowId, contactId, at ? 'WAITING' : 'RUNNING', at?.stepId ?? null, eventId, at?.startedAgo ?? '0 seconds'],
+    );
+    return id;
+  }
+
+  it('starts the workflow of the record a triggered start left when its process died before the Temporal start', async () => {
     const workflowId = await exitWorkflow();
     const { contactId } = await createContact(dataSource, projectId);
     const eventId = await undeliveredEvent(contactId, 'signup');
-    const [{ id: unstarted }]: { id: string }[] = await dataSource.query(
-      `INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, context, trigger_event_id) VALUES ($1, $2, $3, 'RUNNING', '{}', $4) RETURNING id`,
-      [projectId, workflowId, contactId, eventId],
-    );
+    const unstarted = await unstartedRecord(workflowId, contactId, eventId);
 
     await redeliverUntilDone();
-    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
-    expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
-    expect(await dataSource.query('SELECT 1 FROM workflow_executions WHERE id = $1', [unstarted])).toEqual([]);
+    const recordsOf = () => dataSource.query('SELECT id, status FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
+    await until(recordsOf, (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
+
+    await queueAgain(eventId);
+    await redeliverUntilDone();
+    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
+  });
+
+  it('waits out only what is left of the entry DELAY of such a record', async () => {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
+      steps: [
+        { key: 'wait', type: 'DELAY', config: { amount: 1, unit: 'hours' } },
+        { key: 'exit', type: 'EXIT' },
+      ],
+      transitions: [['wait', 'exit']],
+    });
+    await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = await undeliveredEvent(contactId, 'signup');
+    const unstarted = await unstartedRecord(workflowId, contactId, eventId, { stepId: stepIds.wait, startedAgo: '2 hours' });
+
+    await redeliverUntilDone();
+    const recordsOf = () => dataSource.query('SELECT id, status FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
+    await until(recordsOf, (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
   });
 
   it('deletes the record of a triggered start that Temporal refused, and starts it once when the event comes again', async () => {
@@ -136,7 +166,24 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
     expect(await executionsOf(workflowId, contactId)).toEqual([{ status: 'EXITED', trigger_event_id: eventId }]);
   });
 
-  it('keeps the record of a triggered start whose answer was lost after Temporal started it', async () => {
+  it('leaves no record of a start asked for through the API that Temporal refused (it starts inside its transaction)', async () => {
+    const workflowId = await exitWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    let committed: unknown[] | undefined;
+    const refusing = startingThrough({
+      startWithDetails: async (input) => {
+        // The record is not visible outside its transaction while the start runs.
+        committed = await executionsOf(workflowId, contactId);
+        throw new Error(`Temporal is unavailable for ${input.options.workflowId}`);
+      },
+    });
+
+    await expect(startExecution(refusing, { projectId, workflowId, contactId })).rejects.toMatchObject({ statusCode: 503 });
+    expect(committed).toEqual([]);
+    expect(await executionsOf(workflowId, contactId)).toEqual([]);
+  });
+
+  it('keeps the record of a triggered start whose answer was lost after its workflow ran, and runs it once', async () => {
     const workflowId = await exitWorkflow();
     const { contactId } = await createContact(dataSource, projectId);
     const eventId = randomUUID();
@@ -145,12 +192,12 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
       startWithDetails: async (input, next) => {
         await next(input);
         started.push(input.options.workflowId);
+        await until(() => executionsOf(workflowId, contactId), (rows) => rows[0]?.status === 'EXITED');
         throw new Error('connection reset');
       },
     });
 
     await expect(triggeredStart(answerLost, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
-    await until(() => executionsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
     const [{ id }]: { id: string }[] = await dataSource.query('SELECT id FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
     expect(started).toEqual([executionWorkflowId(id)]);
 
