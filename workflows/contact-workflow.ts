@@ -21,6 +21,12 @@ export interface ContactExecutionInput extends ExecutionInput {
 /** The patch that lets an execution whose start delay was its entry DELAY go on from the next step. */
 export const ENTRY_DELAY_PATCH = 'contact-workflow-entry-delay';
 
+/**
+ * The patch that has an execution started with `entryDelayLeftMs` wait only that: a worker from
+ * before it waited the whole DELAY, and a history it began replays that way.
+ */
+export const ENTRY_DELAY_LEFT_PATCH = 'contact-workflow-entry-delay-left';
+
 /** Steps an execution spends waiting: its record says WAITING during them. */
 const WAITING_STEPS = new Set(['DELAY', 'WAIT_FOR_EVENT']);
 
@@ -118,7 +124,8 @@ async function walk(way: ExecutionWay, graph: Graph, execution: ExecutionRef, in
   const delay = entryDelayed ? entryDelay(graph) : undefined;
   if (delay && way.skipsEntryDelay()) {
     visited.add(step.id);
-    step = await afterEntryDelay(graph, delay, entryDelayed?.leftMs ?? delay.ms);
+    const leftMs = entryDelayed?.leftMs;
+    step = await afterEntryDelay(graph, delay, leftMs !== undefined && patched(ENTRY_DELAY_LEFT_PATCH) ? leftMs : delay.ms);
   }
   while (step) {
     if (visited.has(step.id)) throw ApplicationFailure.create({ message: 'The workflow graph has a cycle', type: 'InvalidGraph', nonRetryable: true });

@@ -10,7 +10,10 @@ import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
  * `workflow_executions_trigger_event_key` (one execution per workflow and trigger event).
  */
 
-/** An active record younger than this is taken to be running: its workflow has just been started. */
+/**
+ * An active record younger than this is taken to be running: its workflow has just been started,
+ * or its trigger event's delivery is about to start it (a triggered start commits its record first).
+ */
 const ORPHAN_MIN_AGE = "interval '1 minute'";
 
 /** What a start reads before it inserts: the workflow, the contact's address and the graph. */
@@ -102,12 +105,12 @@ export async function insertStartedExecution(
     /** The event names its graph waits for (awaitedEvents): the events of its contact signalled to it. */
     awaitedEvents: string[];
   },
-): Promise<{ execution?: WorkflowExecution; reentryRefused: boolean }> {
+): Promise<{ execution?: WorkflowExecution; version?: RowVersion; reentryRefused: boolean }> {
   const [row] = (await runPrepared(manager, INSERT_STARTED, [
     values.projectId, values.workflowId, values.contactId, JSON.stringify(values.context), values.triggerEventId, values.allowReentry,
     values.status, values.currentStepId, values.awaitedEvents,
-  ])) as (Partial<ExecutionRow> & { refused: boolean })[];
-  return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow) } : {}), reentryRefused: row.refused };
+  ])) as (Partial<ExecutionRow> & { refused: boolean; version: RowVersion | null })[];
+  return { ...(row.id ? { execution: executionFromRow(manager, row as ExecutionRow), version: row.version! } : {}), reentryRefused: row.refused };
 }
 
 const INSERT_STARTED = prepared(
@@ -117,7 +120,7 @@ const INSERT_STARTED = prepared(
      INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, awaited_events)
      SELECT $1, $2, $3, $7, $8, $4, $5, $9 FROM earlier WHERE NOT earlier.refused
      ON CONFLICT DO NOTHING
-     RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
+     RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at, xmin::text AS version
    )
    SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
 );
@@ -132,26 +135,43 @@ export async function olderActiveExecutionId(manager: EntityManager, workflowId:
   return active?.id;
 }
 
-/** The RUNNING or WAITING execution of the workflow that the trigger event started; undefined when there is none. */
-export async function activeExecutionOfTrigger(manager: EntityManager, workflowId: string, triggerEventId: string): Promise<WorkflowExecution | undefined> {
-  const [row]: ExecutionRow[] = await manager.query(
-    `SELECT id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at
-       FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2 AND status IN ('RUNNING', 'WAITING')`,
+/**
+ * The version of a row as Postgres wrote it (its `xmin`): every write of the row (a step the
+ * workflow records, a later delivery's claim, a cancel) gives it a new one.
+ */
+export type RowVersion = string;
+
+/** The execution of the workflow that the trigger event wrote, in any status, with its age in milliseconds; undefined when there is none. */
+export async function executionOfTrigger(
+  manager: EntityManager,
+  workflowId: string,
+  triggerEventId: string,
+): Promise<{ execution: WorkflowExecution; ageMs: number } | undefined> {
+  const [row]: (ExecutionRow & { age_ms: number })[] = await manager.query(
+    `SELECT id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at,
+            (extract(epoch FROM now() - started_at) * 1000)::float8 AS age_ms
+       FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2`,
     [workflowId, triggerEventId],
   );
-  return row && executionFromRow(manager, row);
+  return row && { execution: executionFromRow(manager, row), ageMs: row.age_ms };
 }
 
 /**
- * Deletes an execution whose Temporal workflow did not start, if it is still as it was inserted
- * (status and step): a workflow that did start and ran a step has moved it, and keeps it.
+ * Claims an execution whose workflow a later delivery of its trigger event starts: rewrites the
+ * row unchanged (a new version, so the first start's forgetUnstartedExecution leaves it), if it
+ * is still in the status and at the step given; false when it moved meanwhile.
  */
-export async function deleteUnstartedExecution(manager: EntityManager, execution: Pick<WorkflowExecution, 'id' | 'status' | 'currentStepId'>): Promise<void> {
-  await manager.query(`DELETE FROM workflow_executions WHERE id = $1 AND status = $2 AND current_step_id IS NOT DISTINCT FROM $3`, [
-    execution.id,
-    execution.status,
-    execution.currentStepId,
-  ]);
+export async function claimUnstartedExecution(manager: EntityManager, execution: Pick<WorkflowExecution, 'id' | 'status' | 'currentStepId'>): Promise<boolean> {
+  const [rows]: [unknown[]] = await manager.query(
+    `UPDATE workflow_executions SET status = status WHERE id = $1 AND status = $2 AND current_step_id IS NOT DISTINCT FROM $3 RETURNING id`,
+    [execution.id, execution.status, execution.currentStepId],
+  );
+  return rows.length > 0;
+}
+
+/** Deletes an execution whose start Temporal refused, unless the row was written since its insert (`version`). */
+export async function deleteUnstartedExecution(manager: EntityManager, executionId: string, version: RowVersion): Promise<void> {
+  await manager.query('DELETE FROM workflow_executions WHERE id = $1 AND xmin::text = $2', [executionId, version]);
 }
 
 /** Ends an execution still under way with a final status and its reason. */

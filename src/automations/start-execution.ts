@@ -8,15 +8,17 @@ import { ApiError, notFound } from '../http/errors';
 import { logger } from '../logger';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
 import {
-  activeExecutionOfTrigger,
   cancelActiveExecution,
+  claimUnstartedExecution,
   deleteUnstartedExecution,
   endExecution,
+  executionOfTrigger,
   executionById,
   insertStartedExecution,
   lockForStart,
   olderActiveExecutionId,
   executionsAwaitingEvent,
+  type RowVersion,
 } from './executions-queries';
 import { findExecution } from './workflows-queries';
 
@@ -73,134 +75,162 @@ export function executionStartOptions(
   };
 }
 
-/**
- * Starts the Temporal workflow; a server that refuses the search attributes gets the start again
- * without them. A workflow of that execution that exists already (running or closed) counts as started.
- */
-async function startWorkflow(
-  deps: EngineDeps,
-  input: ContactExecutionInput,
-  names: { contactEmail: string; automationName: string; startDelayMs?: number },
-  searchAttributes: boolean,
-): Promise<void> {
-  const start = (withAttributes: boolean) =>
-    deps.temporal.workflow.start(runWorkflowExecutionV2, executionStartOptions(input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...names }));
-  try {
-    try {
-      await start(searchAttributes);
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-      const cause = (err as { cause?: unknown }).cause;
-      if (!searchAttributes || !isGrpcServiceError(cause) || cause.code !== GRPC_INVALID_ARGUMENT) throw err;
-      forgetSearchAttributes(deps.temporal);
-      await start(false);
-    }
-  } catch (err) {
-    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Workflow executions are unavailable right now; try again shortly', {
-      details: { reason: (err as Error).message },
-    });
+/** gRPC codes with which Temporal answers that it did not start a workflow (others leave it open whether it did). */
+const REFUSALS = new Set([3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9 /* FAILED_PRECONDITION */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
+
+/** A start that failed: 503, and whether Temporal answered that it did not start the workflow (`refused`). */
+class StartFailed extends ApiError {
+  constructor(
+    readonly refused: boolean,
+    reason: string,
+  ) {
+    super(503, 'SERVICE_UNAVAILABLE', 'Workflow executions are unavailable right now; try again shortly', { details: { reason } });
   }
 }
 
 /**
- * Records the end of the contact's active execution of the workflow when its Temporal workflow
- * is no longer running although the record says it is: an operator terminated it in the
- * Temporal UI (CANCELLED), or it ended some other way without recording it (FAILED). Such a
- * record would otherwise keep the contact from starting the workflow again. True when it
- * closed one; the caller holds the workflow-and-contact lock.
+ * Starts the Temporal workflow; a server that refuses the search attributes gets the start again
+ * without them. A workflow of that execution that exists already (running or closed) counts as
+ * started: Temporal refuses a second one (REJECT_DUPLICATE). Throws StartFailed.
  */
-async function closeOrphanedExecution(deps: EngineDeps, manager: EntityManager, workflowId: string, contactId: string): Promise<boolean> {
-  const activeId = await olderActiveExecutionId(manager, workflowId, contactId);
-  if (!activeId) return false;
+async function startWorkflow(deps: EngineDeps, start: RecordedStart, searchAttributes: boolean): Promise<void> {
+  const attempt = (withAttributes: boolean) =>
+    deps.temporal.workflow.start(runWorkflowExecutionV2, executionStartOptions(start.input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...start.names }));
+  const codeOf = (err: unknown) => {
+    const cause = (err as { cause?: unknown }).cause;
+    return isGrpcServiceError(cause) ? cause.code : undefined;
+  };
+  try {
+    try {
+      await attempt(searchAttributes);
+    } catch (err) {
+      if (!searchAttributes || codeOf(err) !== GRPC_INVALID_ARGUMENT) throw err;
+      forgetSearchAttributes(deps.temporal);
+      await attempt(false);
+    }
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    const code = codeOf(err);
+    throw new StartFailed(code !== undefined && REFUSALS.has(code), (err as Error).message);
+  }
+}
+
+/**
+ * The status of the Temporal workflow of an older active execution (olderActiveExecutionId), and
+ * the record's end when it is no longer running although the record says it is: an operator
+ * terminated it in the Temporal UI (CANCELLED), or it ended some other way without recording it
+ * (FAILED). Such a record would otherwise keep the contact from starting the workflow again. True
+ * when it closed it. Asked outside any transaction.
+ */
+async function closeOrphanedExecution(deps: EngineDeps, executionId: string): Promise<boolean> {
   let ended: string;
   try {
-    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(activeId)).describe()).status.name;
+    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).describe()).status.name;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     ended = 'NOT_FOUND';
   }
   if (ended === 'RUNNING') return false;
   const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
-  await endExecution(manager, activeId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
+  await endExecution(deps.dataSource.manager, executionId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
   return true;
 }
 
 /**
- * After a failed start: deletes the record if it is still as inserted, as the rolled-back
- * transaction of an API start would leave nothing. A workflow that did start (its answer was lost)
- * and ran a step has moved the record, which is kept; one that had not finds no record and does
- * nothing. When the delete fails, the event's next delivery starts the record's workflow.
+ * After a start that Temporal refused: deletes the record unless it was written since its insert,
+ * as the rolled-back transaction of an API start would leave nothing. Kept when a later delivery
+ * of the event claimed it meanwhile, or when the delete fails: the event's next delivery starts
+ * the record's workflow.
  */
-async function forgetUnstartedExecution(deps: EngineDeps, execution: WorkflowExecution): Promise<void> {
+async function forgetUnstartedExecution(deps: EngineDeps, start: RecordedStart): Promise<void> {
+  if (!start.version) return;
   try {
-    await deleteUnstartedExecution(deps.dataSource.manager, execution);
+    await deleteUnstartedExecution(deps.dataSource.manager, start.execution.id, start.version);
   } catch (err) {
-    logger.warn({ err, executionId: execution.id }, 'an execution whose start failed keeps its record until its event is delivered again');
+    logger.warn({ err, executionId: start.execution.id }, 'an execution whose start was refused keeps its record until its event is delivered again');
   }
 }
 
-/** A start whose record is written: the record, what its Temporal workflow starts with, and whether an earlier delivery of its trigger event wrote it. */
+/**
+ * A start whose record is written: the record, what its Temporal workflow starts with, and the
+ * row's version when this start inserted it (none when an earlier delivery of the trigger event did).
+ */
 interface RecordedStart {
   execution: WorkflowExecution;
   input: ContactExecutionInput;
   names: { contactEmail: string; automationName: string; startDelayMs?: number };
-  earlier: boolean;
+  version?: RowVersion;
 }
+
+/** What recordStart did: a record to start, an older active execution to check in Temporal first (`orphan`), or null when the start is dropped. */
+type Recorded = { start: RecordedStart } | { orphan: string } | null;
 
 /**
  * Under the start lock of the workflow and contact (taken by lockForStart until the transaction
  * ends): inserts the record, RUNNING or WAITING at an entry DELAY, which the workflow's start
- * delay waits out. When the trigger event already wrote a record that is still active, that
- * record is answered (`earlier`): its workflow may not have started. An active record whose
- * Temporal workflow ended without recording it is closed first (closeOrphanedExecution). Null
- * when the start is dropped.
+ * delay waits out. When the trigger event already wrote a record, that one is started if it is
+ * still as inserted (an earlier delivery committed it and may not have started its workflow; it
+ * is claimed, so that start's clean-up leaves it), and otherwise the start is dropped: its
+ * workflow ran. An active execution older than ORPHAN_MIN_AGE that holds the contact's place is
+ * answered as `orphan` when `checkOrphan`.
  */
-async function recordStart(deps: EngineDeps, manager: EntityManager, input: StartExecutionInput): Promise<RecordedStart | null> {
-  const { projectId, workflowId, contactId } = input;
+async function recordStart(manager: EntityManager, input: StartExecutionInput, checkOrphan: boolean): Promise<Recorded> {
+  const { projectId, workflowId, contactId, triggerEventId } = input;
   const workflow = await lockForStart(manager, projectId, workflowId, contactId);
   if (!workflow) throw notFound('Workflow');
   const { email, graph } = workflow;
   if (email === null) throw notFound('Contact');
   // A graph that starts with a DELAY waits it out as the workflow's start delay: one workflow task less.
   const delay = entryDelay(graph);
-  const insert = () =>
-    insertStartedExecution(manager, {
-      projectId,
-      workflowId,
-      contactId,
-      context: input.context ?? {},
-      triggerEventId: input.triggerEventId ?? null,
-      allowReentry: workflow.allowReentry,
-      status: delay ? 'WAITING' : 'RUNNING',
-      currentStepId: delay?.step.id ?? null,
-      awaitedEvents: awaitedEvents(graph),
-    });
-  let inserted = await insert();
-  // The trigger event's own record also counts as an earlier execution for reentry: look for it first.
-  const earlier = !inserted.execution && input.triggerEventId !== undefined ? await activeExecutionOfTrigger(manager, workflowId, input.triggerEventId) : undefined;
-  if (!earlier && inserted.reentryRefused) return null;
-  if (!earlier && !inserted.execution && (await closeOrphanedExecution(deps, manager, workflowId, contactId))) inserted = await insert();
-  const execution = earlier ?? inserted.execution;
-  if (!execution) return null;
-  // An earlier record still at the entry DELAY waits out what is left of it.
-  const delayed = delay && (!earlier || (execution.status === 'WAITING' && execution.currentStepId === delay.step.id));
-  const startDelayMs = !delayed ? 0 : earlier ? Math.max(0, execution.startedAt.getTime() + delay.ms - Date.now()) : delay.ms;
+  const inserted = await insertStartedExecution(manager, {
+    projectId,
+    workflowId,
+    contactId,
+    context: input.context ?? {},
+    triggerEventId: triggerEventId ?? null,
+    allowReentry: workflow.allowReentry,
+    status: delay ? 'WAITING' : 'RUNNING',
+    currentStepId: delay?.step.id ?? null,
+    awaitedEvents: awaitedEvents(graph),
+  });
+  let execution = inserted.execution;
+  let delayLeftMs = delay?.ms;
+  if (!execution && triggerEventId !== undefined) {
+    // The trigger event's own record also counts as an earlier execution for reentry: look for it first.
+    const own = await executionOfTrigger(manager, workflowId, triggerEventId);
+    if (own) {
+      const atStart = delay
+        ? own.execution.status === 'WAITING' && own.execution.currentStepId === delay.step.id
+        : own.execution.status === 'RUNNING' && own.execution.currentStepId === null;
+      if (!atStart || !(await claimUnstartedExecution(manager, own.execution))) return null;
+      execution = own.execution;
+      if (delay) delayLeftMs = Math.max(0, delay.ms - own.ageMs);
+    }
+  }
+  if (!execution) {
+    if (inserted.reentryRefused || !checkOrphan) return null;
+    const orphan = await olderActiveExecutionId(manager, workflowId, contactId);
+    return orphan ? { orphan } : null;
+  }
+  const earlier = !inserted.execution;
   return {
-    execution,
-    input: {
-      executionId: execution.id,
-      projectId,
-      workflowId,
-      contactId,
-      graph,
-      context: execution.context,
-      ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
-      ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
-      ...(delayed ? { entryDelayed: true } : {}),
-      ...(delayed && earlier ? { entryDelayLeftMs: startDelayMs } : {}),
+    start: {
+      execution,
+      ...(earlier ? {} : { version: inserted.version }),
+      input: {
+        executionId: execution.id,
+        projectId,
+        workflowId,
+        contactId,
+        graph,
+        context: execution.context,
+        ...(input.eventName === undefined ? {} : { eventName: input.eventName }),
+        ...(input.eventData === undefined ? {} : { eventData: input.eventData }),
+        ...(delay ? { entryDelayed: true } : {}),
+        ...(delay && earlier ? { entryDelayLeftMs: delayLeftMs } : {}),
+      },
+      names: { contactEmail: email, automationName: workflow.name, ...(delayLeftMs ? { startDelayMs: delayLeftMs } : {}) },
     },
-    names: { contactEmail: email, automationName: workflow.name, ...(startDelayMs > 0 ? { startDelayMs } : {}) },
-    earlier: earlier !== undefined,
   };
 }
 
@@ -211,39 +241,47 @@ async function recordStart(deps: EngineDeps, manager: EntityManager, input: Star
  * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
  * Starts of the same workflow and contact are serialised by a transaction lock, so concurrent
  * duplicates see each other. The Temporal workflow is `wf-exec/<executionId>`, with the graph as
- * it is now.
+ * it is now. An active execution older than a minute in the way whose Temporal workflow ended
+ * without recording it is closed first (closeOrphanedExecution, asked outside the transaction).
  *
  * Without a trigger event (a start asked for through the API) the record and the workflow are
  * made together: the workflow starts inside the record's transaction, and finds no record if the
  * commit fails.
  *
  * With a trigger event the record commits first and the workflow starts after, so that no
- * database connection waits on Temporal: a delivery starts many contacts' executions at once.
- * A failed start deletes its record again if no step ran (forgetUnstartedExecution). The event's
- * dispatch stays until its delivery succeeds, so after a failed start, or a process that died
- * between the commit and the start, the event is delivered again: that delivery starts the
- * workflow of the record the event wrote, if it is still active; Temporal refuses a second
- * workflow of one execution, so it runs once.
+ * database connection waits on Temporal's answer: a delivery starts many contacts' executions at
+ * once. A start that Temporal refused deletes its record again (forgetUnstartedExecution). The
+ * event's dispatch stays until its delivery succeeds; after a start that failed otherwise (its
+ * answer lost, say), or a process that died between the commit and the start, the event's next
+ * delivery starts the workflow of the record the event wrote while it is still as inserted, and
+ * Temporal refuses a second workflow of one execution, so it runs once.
  * 404 for a workflow or contact not in the project; 503 when Temporal is unavailable.
  */
 export async function startExecution(deps: EngineDeps, input: StartExecutionInput): Promise<WorkflowExecution | null> {
   const searchAttributes = deps.searchAttributes ?? (await searchAttributesReady(deps.temporal));
-  if (input.triggerEventId === undefined) {
-    return deps.dataSource.transaction(async (manager) => {
-      const recorded = await recordStart(deps, manager, input);
-      if (recorded) await startWorkflow(deps, recorded.input, recorded.names, searchAttributes);
-      return recorded?.execution ?? null;
-    });
+  for (let checkOrphan = true; ; checkOrphan = false) {
+    let recorded: Recorded;
+    if (input.triggerEventId === undefined) {
+      recorded = await deps.dataSource.transaction(async (manager) => {
+        const made = await recordStart(manager, input, checkOrphan);
+        if (made && 'start' in made) await startWorkflow(deps, made.start, searchAttributes);
+        return made;
+      });
+    } else {
+      recorded = await deps.dataSource.transaction((manager) => recordStart(manager, input, checkOrphan));
+      if (recorded && 'start' in recorded) {
+        try {
+          await startWorkflow(deps, recorded.start, searchAttributes);
+        } catch (err) {
+          if (err instanceof StartFailed && err.refused) await forgetUnstartedExecution(deps, recorded.start);
+          throw err;
+        }
+      }
+    }
+    if (!recorded) return null;
+    if ('start' in recorded) return recorded.start.version ? recorded.start.execution : null;
+    if (!(await closeOrphanedExecution(deps, recorded.orphan))) return null;
   }
-  const recorded = await deps.dataSource.transaction((manager) => recordStart(deps, manager, input));
-  if (!recorded) return null;
-  try {
-    await startWorkflow(deps, recorded.input, recorded.names, searchAttributes);
-  } catch (err) {
-    if (!recorded.earlier) await forgetUnstartedExecution(deps, recorded.execution);
-    throw err;
-  }
-  return recorded.earlier ? null : recorded.execution;
 }
 
 /**

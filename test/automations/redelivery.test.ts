@@ -99,6 +99,24 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
   });
   const triggeredStart = (engine: EngineDeps, workflowId: string, contactId: string, eventId: string) =>
     startExecution(engine, { projectId, workflowId, contactId, eventName: 'signup', triggerEventId: eventId });
+  /** An error as the client throws it when Temporal answers that it did not start the workflow (gRPC PERMISSION_DENIED). */
+  const refusal = () =>
+    Object.assign(new Error('Failed to start Workflow'), { cause: Object.assign(new Error('7 PERMISSION_DENIED: denied'), { code: 7, details: 'denied', metadata: {} }) });
+  /** A workflow `DELAY 1 hour -> EXIT`, enabled; its id and the DELAY step's. */
+  const delayedWorkflow = async () => {
+    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
+      steps: [
+        { key: 'wait', type: 'DELAY', config: { amount: 1, unit: 'hours' } },
+        { key: 'exit', type: 'EXIT' },
+      ],
+      transitions: [['wait', 'exit']],
+    });
+    await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
+    return { workflowId, delayStepId: stepIds.wait };
+  };
+  const recordsOf = (workflowId: string, contactId: string): Promise<{ id: string; status: string }[]> =>
+    dataSource.query('SELECT id, status FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
+  const temporalStatus = async (executionId: string) => (await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).describe()).status.name;
   const exitWorkflow = async () => {
     const { workflowId } = await createWorkflow(dataSource, projectId, { steps: [{ key: 'exit', type: 'EXIT' }] });
     await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
@@ -122,39 +140,30 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
     const unstarted = await unstartedRecord(workflowId, contactId, eventId);
 
     await redeliverUntilDone();
-    const recordsOf = () => dataSource.query('SELECT id, status FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
-    await until(recordsOf, (rows) => rows.length === 1 && rows[0].status === 'EXITED');
-    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
+    await until(() => recordsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await recordsOf(workflowId, contactId)).toEqual([{ id: unstarted, status: 'EXITED' }]);
 
     await queueAgain(eventId);
     await redeliverUntilDone();
-    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
+    expect(await recordsOf(workflowId, contactId)).toEqual([{ id: unstarted, status: 'EXITED' }]);
   });
 
   it('waits out only what is left of the entry DELAY of such a record', async () => {
-    const { workflowId, stepIds } = await createWorkflow(dataSource, projectId, {
-      steps: [
-        { key: 'wait', type: 'DELAY', config: { amount: 1, unit: 'hours' } },
-        { key: 'exit', type: 'EXIT' },
-      ],
-      transitions: [['wait', 'exit']],
-    });
-    await dataSource.query('UPDATE workflows SET enabled = true WHERE id = $1', [workflowId]);
+    const { workflowId, delayStepId } = await delayedWorkflow();
     const { contactId } = await createContact(dataSource, projectId);
     const eventId = await undeliveredEvent(contactId, 'signup');
-    const unstarted = await unstartedRecord(workflowId, contactId, eventId, { stepId: stepIds.wait, startedAgo: '2 hours' });
+    const unstarted = await unstartedRecord(workflowId, contactId, eventId, { stepId: delayStepId, startedAgo: '2 hours' });
 
     await redeliverUntilDone();
-    const recordsOf = () => dataSource.query('SELECT id, status FROM workflow_executions WHERE workflow_id = $1 AND contact_id = $2', [workflowId, contactId]);
-    await until(recordsOf, (rows) => rows.length === 1 && rows[0].status === 'EXITED');
-    expect(await recordsOf()).toEqual([{ id: unstarted, status: 'EXITED' }]);
+    await until(() => recordsOf(workflowId, contactId), (rows) => rows.length === 1 && rows[0].status === 'EXITED');
+    expect(await recordsOf(workflowId, contactId)).toEqual([{ id: unstarted, status: 'EXITED' }]);
   });
 
   it('deletes the record of a triggered start that Temporal refused, and starts it once when the event comes again', async () => {
     const workflowId = await exitWorkflow();
     const { contactId } = await createContact(dataSource, projectId);
     const eventId = randomUUID();
-    const refusing = startingThrough({ startWithDetails: async () => { throw new Error('Temporal is unavailable'); } });
+    const refusing = startingThrough({ startWithDetails: async () => { throw refusal(); } });
 
     await expect(triggeredStart(refusing, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
     expect(await executionsOf(workflowId, contactId)).toEqual([]);
@@ -181,6 +190,49 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
     await expect(startExecution(refusing, { projectId, workflowId, contactId })).rejects.toMatchObject({ statusCode: 503 });
     expect(committed).toEqual([]);
     expect(await executionsOf(workflowId, contactId)).toEqual([]);
+  });
+
+  it('keeps the record of a triggered start whose answer was lost at its entry DELAY, and its next delivery takes it over', async () => {
+    const { workflowId, delayStepId } = await delayedWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = randomUUID();
+    const answerLost = startingThrough({
+      startWithDetails: async (input, next) => {
+        await next(input);
+        throw new Error('connection reset');
+      },
+    });
+
+    await expect(triggeredStart(answerLost, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
+    const [kept] = await recordsOf(workflowId, contactId);
+    expect(kept.status).toBe('WAITING');
+    expect(await temporalStatus(kept.id)).toBe('RUNNING');
+
+    expect(await triggeredStart(deps, workflowId, contactId, eventId)).toBeNull();
+    expect(await recordsOf(workflowId, contactId)).toEqual([kept]);
+    expect(await dataSource.query('SELECT current_step_id FROM workflow_executions WHERE id = $1', [kept.id])).toEqual([{ current_step_id: delayStepId }]);
+    await deps.temporal.workflow.getHandle(executionWorkflowId(kept.id)).terminate('test finished');
+  });
+
+  it('keeps a record that a second delivery of the event claimed while the first start was refused', async () => {
+    const { workflowId } = await delayedWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = randomUUID();
+    let second: unknown;
+    const refusedAfterSecond = startingThrough({
+      startWithDetails: async () => {
+        // Another process delivers the same event meanwhile: it finds the record and starts its workflow.
+        second = await triggeredStart(deps, workflowId, contactId, eventId);
+        throw refusal();
+      },
+    });
+
+    await expect(triggeredStart(refusedAfterSecond, workflowId, contactId, eventId)).rejects.toMatchObject({ statusCode: 503 });
+    expect(second).toBeNull();
+    const records = await recordsOf(workflowId, contactId);
+    expect(records).toEqual([{ id: expect.any(String), status: 'WAITING' }]);
+    expect(await temporalStatus(records[0].id)).toBe('RUNNING');
+    await deps.temporal.workflow.getHandle(executionWorkflowId(records[0].id)).terminate('test finished');
   });
 
   it('keeps the record of a triggered start whose answer was lost after its workflow ran, and runs it once', async () => {

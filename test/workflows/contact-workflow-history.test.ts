@@ -283,6 +283,36 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
     );
   });
 
+  it('waits only what was left of its entry DELAY when started with entryDelayLeftMs (a record whose DELAY began before), also when woken early', async () => {
+    const input: ContactExecutionInput = {
+      ...execution('00000000-0000-4000-8000-000000000008'),
+      entryDelayed: true,
+      entryDelayLeftMs: 2 * 60 * 60 * 1000,
+      graph: {
+        steps: [step('delay', 'DELAY', { amount: 1, unit: 'days' }), step('wait', 'WAIT_FOR_EVENT', { eventName: 'paid', timeout: { amount: 1, unit: 'hours' } })],
+        transitions: [edge('delay', 'wait')],
+      },
+    };
+    const recordedAt: number[] = [];
+    await temporal.withWorker(
+      withActivities({ recordExecutionStep: async () => recordedAt.push(await temporal.env.currentTimeMs()) > 0 }),
+      async (taskQueue) => {
+        const startedAt = await temporal.env.currentTimeMs();
+        const handle = await temporal.env.client.workflow.start(runWorkflowExecutionV2, {
+          workflowId: executionWorkflowId(input.executionId),
+          taskQueue,
+          args: [input],
+          startDelay: '2 hours',
+        });
+        await handle.signal(eventReceived, { id: 'event-1', name: 'paid', data: {} });
+        expect(await handle.result()).toBe('COMPLETED');
+        expect(recordedAt).toHaveLength(1);
+        expect(recordedAt[0] - startedAt).toBeGreaterThanOrEqual(2 * 60 * 60 * 1000);
+        expect(recordedAt[0] - startedAt).toBeLessThan(24 * 60 * 60 * 1000);
+      },
+    );
+  });
+
   it('ends CANCELLED without a step or a send when cancelled during its start delay', async () => {
     const input: ContactExecutionInput = {
       ...execution('00000000-0000-4000-8000-000000000007'),
