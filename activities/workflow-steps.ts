@@ -12,7 +12,7 @@ import { ExecutionRecords, type ActiveStatus, type FinalStatus } from '../src/au
 import type { WebhookResponse } from '../src/automations/webhook-client';
 import { WebhookStep, type WebhookConfig } from '../src/automations/webhook-step';
 
-/** Attempts after which a missing execution record counts as never committed. */
+/** Attempts after which a missing execution record counts as never committed (or deleted after its triggered start was refused). */
 const MISSING_RECORD_ATTEMPTS = 5;
 
 /**

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { prepared, runPrepared } from '../db/prepared';
 import type { Graph } from '../../workflows/shared';
 import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
@@ -11,8 +11,8 @@ import { WorkflowExecution, type ExecutionStatus } from '../entities/workflow';
  */
 
 /**
- * An active record younger than this is taken to be running: its workflow has just been started,
- * or its trigger event's delivery is about to start it (a triggered start commits its record first).
+ * An active record younger than this is taken to be running: its workflow has just been started
+ * (a triggered start commits its record first, then starts it).
  */
 const ORPHAN_MIN_AGE = "interval '1 minute'";
 
@@ -125,14 +125,28 @@ const INSERT_STARTED = prepared(
    SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
 );
 
-/** The id of the contact's RUNNING or WAITING execution of the workflow started over a minute ago; undefined when there is none. */
-export async function olderActiveExecutionId(manager: EntityManager, workflowId: string, contactId: string): Promise<string | undefined> {
-  const [active]: { id: string }[] = await manager.query(
-    `SELECT id FROM workflow_executions
+/** The contact's RUNNING or WAITING execution of the workflow started over a minute ago, with its row's version; undefined when there is none. */
+export async function olderActiveExecution(manager: EntityManager, workflowId: string, contactId: string): Promise<{ id: string; version: RowVersion } | undefined> {
+  const [active]: { id: string; version: RowVersion }[] = await manager.query(
+    `SELECT id, xmin::text AS version FROM workflow_executions
       WHERE workflow_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING') AND started_at < now() - ${ORPHAN_MIN_AGE}`,
     [workflowId, contactId],
   );
-  return active?.id;
+  return active;
+}
+
+/**
+ * Ends an execution found orphaned (olderActiveExecution) with a final status and its reason,
+ * unless the row was written since it was read (a later delivery of its trigger event claimed it
+ * and started its workflow, or a step was recorded); true when it ended it.
+ */
+export async function endOrphanedExecution(manager: EntityManager, orphan: { id: string; version: RowVersion }, status: ExecutionStatus, error: string): Promise<boolean> {
+  const [rows]: [unknown[]] = await manager.query(
+    `UPDATE workflow_executions SET status = $3, error = $4, completed_at = now()
+      WHERE id = $1 AND xmin::text = $2 AND status IN ('RUNNING', 'WAITING') RETURNING id`,
+    [orphan.id, orphan.version, status, error],
+  );
+  return rows.length > 0;
 }
 
 /**
@@ -158,8 +172,8 @@ export async function executionOfTrigger(
 
 /**
  * Claims an execution whose workflow a later delivery of its trigger event starts: rewrites the
- * row unchanged (a new version, so the first start's forgetUnstartedExecution leaves it), if it
- * is still in the status and at the step given; false when it moved meanwhile.
+ * row unchanged (a new version, so the first start's forgetUnstartedExecution and an orphan check
+ * leave it), if it is still in the status and at the step given; false when it moved or was ended meanwhile.
  */
 export async function claimUnstartedExecution(manager: EntityManager, execution: Pick<WorkflowExecution, 'id' | 'status' | 'currentStepId'>): Promise<boolean> {
   const [rows]: [unknown[]] = await manager.query(
@@ -169,17 +183,16 @@ export async function claimUnstartedExecution(manager: EntityManager, execution:
   return rows.length > 0;
 }
 
-/** Deletes an execution whose start Temporal refused, unless the row was written since its insert (`version`). */
-export async function deleteUnstartedExecution(manager: EntityManager, executionId: string, version: RowVersion): Promise<void> {
-  await manager.query('DELETE FROM workflow_executions WHERE id = $1 AND xmin::text = $2', [executionId, version]);
-}
-
-/** Ends an execution still under way with a final status and its reason. */
-export async function endExecution(manager: EntityManager, executionId: string, status: ExecutionStatus, error: string | null): Promise<void> {
-  await manager.query(
-    `UPDATE workflow_executions SET status = $2, error = $3, completed_at = now() WHERE id = $1 AND status IN ('RUNNING', 'WAITING')`,
-    [executionId, status, error],
-  );
+/**
+ * Deletes an execution whose start Temporal refused, unless the row was written since its insert
+ * (`version`). Under the start lock of its workflow and contact (as lockForStart takes it), so that
+ * a later delivery of its trigger event either inserts afresh after it or claims the row before it.
+ */
+export async function deleteUnstartedExecution(dataSource: DataSource, execution: Pick<WorkflowExecution, 'id' | 'workflowId' | 'contactId'>, version: RowVersion): Promise<void> {
+  await dataSource.transaction(async (manager) => {
+    await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [startLockKey(execution.workflowId, execution.contactId!)]);
+    await manager.query('DELETE FROM workflow_executions WHERE id = $1 AND xmin::text = $2', [execution.id, version]);
+  });
 }
 
 /** Marks an execution still under way CANCELLED. */

@@ -11,12 +11,12 @@ import {
   cancelActiveExecution,
   claimUnstartedExecution,
   deleteUnstartedExecution,
-  endExecution,
+  endOrphanedExecution,
   executionOfTrigger,
   executionById,
   insertStartedExecution,
   lockForStart,
-  olderActiveExecutionId,
+  olderActiveExecution,
   executionsAwaitingEvent,
   type RowVersion,
 } from './executions-queries';
@@ -75,8 +75,12 @@ export function executionStartOptions(
   };
 }
 
-/** gRPC codes with which Temporal answers that it did not start a workflow (others leave it open whether it did). */
-const REFUSALS = new Set([3 /* INVALID_ARGUMENT */, 5 /* NOT_FOUND */, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9 /* FAILED_PRECONDITION */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
+/**
+ * gRPC codes with which Temporal answered the last attempt that it did not start the workflow
+ * (others leave it open whether it did). An earlier attempt the client retried may still have
+ * started it: that workflow then finds its record deleted at its first step and does nothing.
+ */
+const REFUSALS = new Set([3 /* INVALID_ARGUMENT */, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9 /* FAILED_PRECONDITION */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
 
 /** A start that failed: 503, and whether Temporal answered that it did not start the workflow (`refused`). */
 class StartFailed extends ApiError {
@@ -116,24 +120,25 @@ async function startWorkflow(deps: EngineDeps, start: RecordedStart, searchAttri
 }
 
 /**
- * The status of the Temporal workflow of an older active execution (olderActiveExecutionId), and
- * the record's end when it is no longer running although the record says it is: an operator
- * terminated it in the Temporal UI (CANCELLED), or it ended some other way without recording it
- * (FAILED). Such a record would otherwise keep the contact from starting the workflow again. True
- * when it closed it. Asked outside any transaction.
+ * Closes an older active execution (olderActiveExecution) whose Temporal workflow is no longer
+ * running although the record says it is: an operator terminated it in the Temporal UI
+ * (CANCELLED), or it ended some other way without recording it, or never started (FAILED). Such a
+ * record would otherwise keep the contact from starting the workflow again. Temporal is asked
+ * outside any transaction, and the record is closed only if nobody wrote it since it was read (a
+ * later delivery of its trigger event may have claimed it and started its workflow meanwhile).
+ * True when it closed it.
  */
-async function closeOrphanedExecution(deps: EngineDeps, executionId: string): Promise<boolean> {
+async function closeOrphanedExecution(deps: EngineDeps, orphan: { id: string; version: RowVersion }): Promise<boolean> {
   let ended: string;
   try {
-    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(executionId)).describe()).status.name;
+    ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(orphan.id)).describe()).status.name;
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
     ended = 'NOT_FOUND';
   }
   if (ended === 'RUNNING') return false;
   const stopped = ended === 'TERMINATED' || ended === 'CANCELLED';
-  await endExecution(deps.dataSource.manager, executionId, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
-  return true;
+  return endOrphanedExecution(deps.dataSource.manager, orphan, stopped ? 'CANCELLED' : 'FAILED', `Its Temporal workflow ended (${ended}) without recording it`);
 }
 
 /**
@@ -145,7 +150,7 @@ async function closeOrphanedExecution(deps: EngineDeps, executionId: string): Pr
 async function forgetUnstartedExecution(deps: EngineDeps, start: RecordedStart): Promise<void> {
   if (!start.version) return;
   try {
-    await deleteUnstartedExecution(deps.dataSource.manager, start.execution.id, start.version);
+    await deleteUnstartedExecution(deps.dataSource, start.execution, start.version);
   } catch (err) {
     logger.warn({ err, executionId: start.execution.id }, 'an execution whose start was refused keeps its record until its event is delivered again');
   }
@@ -163,7 +168,7 @@ interface RecordedStart {
 }
 
 /** What recordStart did: a record to start, an older active execution to check in Temporal first (`orphan`), or null when the start is dropped. */
-type Recorded = { start: RecordedStart } | { orphan: string } | null;
+type Recorded = { start: RecordedStart } | { orphan: { id: string; version: RowVersion } } | null;
 
 /**
  * Under the start lock of the workflow and contact (taken by lockForStart until the transaction
@@ -209,7 +214,7 @@ async function recordStart(manager: EntityManager, input: StartExecutionInput, c
   }
   if (!execution) {
     if (inserted.reentryRefused || !checkOrphan) return null;
-    const orphan = await olderActiveExecutionId(manager, workflowId, contactId);
+    const orphan = await olderActiveExecution(manager, workflowId, contactId);
     return orphan ? { orphan } : null;
   }
   const earlier = !inserted.execution;
@@ -236,7 +241,8 @@ async function recordStart(manager: EntityManager, input: StartExecutionInput, c
 
 /**
  * Starts one execution of a workflow for a contact (enabled or not: triggers only pick enabled
- * workflows). Null when it is dropped: the contact has an active execution of the workflow
+ * workflows). Null when it is dropped, or when it started the workflow of the record an earlier
+ * delivery of its trigger event wrote (see below). Dropped: the contact has an active execution of the workflow
  * (the index `workflow_executions_active_key` keeps one at most), or went through it before and
  * `allowReentry` is false, or the trigger event already started one (`workflow_executions_trigger_event_key`).
  * Starts of the same workflow and contact are serialised by a transaction lock, so concurrent

@@ -235,6 +235,44 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
     await deps.temporal.workflow.getHandle(executionWorkflowId(records[0].id)).terminate('test finished');
   });
 
+  it('does not run again a workflow terminated during its entry DELAY when its event comes again (REJECT_DUPLICATE)', async () => {
+    const { workflowId } = await delayedWorkflow();
+    const { contactId } = await createContact(dataSource, projectId);
+    const eventId = randomUUID();
+    const execution = (await triggeredStart(deps, workflowId, contactId, eventId))!;
+    const handle = deps.temporal.workflow.getHandle(executionWorkflowId(execution.id));
+    const { runId } = await handle.describe();
+    await handle.terminate('operator');
+
+    // The record is still as inserted (WAITING at the DELAY): the event's next delivery takes it over, and Temporal refuses a second run.
+    expect(await triggeredStart(deps, workflowId, contactId, eventId)).toBeNull();
+    const after = await handle.describe();
+    expect([after.runId, after.status.name]).toEqual([runId, 'TERMINATED']);
+  });
+
+  it('leaves an unstarted record to its event\'s delivery when that delivery starts it while another event checks it as an orphan', async () => {
+    const { workflowId, delayStepId } = await delayedWorkflow();
+    await dataSource.query('UPDATE workflows SET allow_reentry = true WHERE id = $1', [workflowId]);
+    const { contactId } = await createContact(dataSource, projectId);
+    const first = randomUUID();
+    const unstarted = await unstartedRecord(workflowId, contactId, first, { stepId: delayStepId, startedAgo: '2 minutes' });
+    const checkingOrphans = startingThrough({
+      describe: async (input, next) => {
+        try {
+          return await next(input);
+        } finally {
+          // Between Temporal's answer (no such workflow yet) and the close, the first event's delivery claims the record and starts it.
+          await triggeredStart(deps, workflowId, contactId, first);
+        }
+      },
+    });
+
+    expect(await triggeredStart(checkingOrphans, workflowId, contactId, randomUUID())).toBeNull();
+    expect(await recordsOf(workflowId, contactId)).toEqual([{ id: unstarted, status: 'WAITING' }]);
+    expect(await temporalStatus(unstarted)).toBe('RUNNING');
+    await deps.temporal.workflow.getHandle(executionWorkflowId(unstarted)).terminate('test finished');
+  });
+
   it('keeps the record of a triggered start whose answer was lost after its workflow ran, and runs it once', async () => {
     const workflowId = await exitWorkflow();
     const { contactId } = await createContact(dataSource, projectId);

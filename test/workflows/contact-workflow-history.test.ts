@@ -309,6 +309,7 @@ describe('contact workflow histories: runWorkflowExecution (patched) and runWork
         expect(recordedAt).toHaveLength(1);
         expect(recordedAt[0] - startedAt).toBeGreaterThanOrEqual(2 * 60 * 60 * 1000);
         expect(recordedAt[0] - startedAt).toBeLessThan(24 * 60 * 60 * 1000);
+        await expect(replay(await handle.fetchHistory(), handle.workflowId)).resolves.toBeUndefined();
       },
     );
   });
