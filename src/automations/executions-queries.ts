@@ -75,6 +75,9 @@ interface ExecutionRow {
   completed_at: Date | null;
 }
 
+/** The columns of an ExecutionRow, as a select list. */
+const EXECUTION_COLUMNS = 'id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at';
+
 /** The entity of a workflow_executions row, column by column as the entity maps them. */
 function executionFromRow(manager: EntityManager, row: ExecutionRow): WorkflowExecution {
   const execution = new WorkflowExecution();
@@ -120,7 +123,7 @@ const INSERT_STARTED = prepared(
      INSERT INTO workflow_executions (project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, awaited_events)
      SELECT $1, $2, $3, $7, $8, $4, $5, $9 FROM earlier WHERE NOT earlier.refused
      ON CONFLICT DO NOTHING
-     RETURNING id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at, xmin::text AS version
+     RETURNING ${EXECUTION_COLUMNS}, xmin::text AS version
    )
    SELECT earlier.refused, inserted.* FROM earlier LEFT JOIN inserted ON true`,
 );
@@ -162,8 +165,7 @@ export async function executionOfTrigger(
   triggerEventId: string,
 ): Promise<{ execution: WorkflowExecution; ageMs: number } | undefined> {
   const [row]: (ExecutionRow & { age_ms: number })[] = await manager.query(
-    `SELECT id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at,
-            (extract(epoch FROM now() - started_at) * 1000)::float8 AS age_ms
+    `SELECT ${EXECUTION_COLUMNS}, (extract(epoch FROM now() - started_at) * 1000)::float8 AS age_ms
        FROM workflow_executions WHERE workflow_id = $1 AND trigger_event_id = $2`,
     [workflowId, triggerEventId],
   );
@@ -173,12 +175,17 @@ export async function executionOfTrigger(
 /**
  * Claims an execution whose workflow a later delivery of its trigger event starts: rewrites the
  * row unchanged (a new version, so the first start's forgetUnstartedExecution and an orphan check
- * leave it), if it is still in the status and at the step given; false when it moved or was ended meanwhile.
+ * leave it), if it is still as inserted (`initial`: the status and step a start writes); false
+ * when a workflow moved it or it ended.
  */
-export async function claimUnstartedExecution(manager: EntityManager, execution: Pick<WorkflowExecution, 'id' | 'status' | 'currentStepId'>): Promise<boolean> {
+export async function claimUnstartedExecution(
+  manager: EntityManager,
+  executionId: string,
+  initial: { status: ExecutionStatus; currentStepId: string | null },
+): Promise<boolean> {
   const [rows]: [unknown[]] = await manager.query(
     `UPDATE workflow_executions SET status = status WHERE id = $1 AND status = $2 AND current_step_id IS NOT DISTINCT FROM $3 RETURNING id`,
-    [execution.id, execution.status, execution.currentStepId],
+    [executionId, initial.status, initial.currentStepId],
   );
   return rows.length > 0;
 }

@@ -187,6 +187,7 @@ async function recordStart(manager: EntityManager, input: StartExecutionInput, c
   if (email === null) throw notFound('Contact');
   // A graph that starts with a DELAY waits it out as the workflow's start delay: one workflow task less.
   const delay = entryDelay(graph);
+  const initial = { status: delay ? ('WAITING' as const) : ('RUNNING' as const), currentStepId: delay?.step.id ?? null };
   const inserted = await insertStartedExecution(manager, {
     projectId,
     workflowId,
@@ -194,8 +195,7 @@ async function recordStart(manager: EntityManager, input: StartExecutionInput, c
     context: input.context ?? {},
     triggerEventId: triggerEventId ?? null,
     allowReentry: workflow.allowReentry,
-    status: delay ? 'WAITING' : 'RUNNING',
-    currentStepId: delay?.step.id ?? null,
+    ...initial,
     awaitedEvents: awaitedEvents(graph),
   });
   let execution = inserted.execution;
@@ -204,10 +204,7 @@ async function recordStart(manager: EntityManager, input: StartExecutionInput, c
     // The trigger event's own record also counts as an earlier execution for reentry: look for it first.
     const own = await executionOfTrigger(manager, workflowId, triggerEventId);
     if (own) {
-      const atStart = delay
-        ? own.execution.status === 'WAITING' && own.execution.currentStepId === delay.step.id
-        : own.execution.status === 'RUNNING' && own.execution.currentStepId === null;
-      if (!atStart || !(await claimUnstartedExecution(manager, own.execution))) return null;
+      if (!(await claimUnstartedExecution(manager, own.execution.id, initial))) return null;
       execution = own.execution;
       if (delay) delayLeftMs = Math.max(0, delay.ms - own.ageMs);
     }
