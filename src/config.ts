@@ -13,6 +13,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   embeddedPostgresPort: number;
+  /** EMBEDDED_POSTGRES_SHARED_BUFFERS: the embedded Postgres's shared_buffers (`<n>MB` or `<n>GB`); unset = its default (src/db/embedded.ts). */
+  embeddedPostgresSharedBuffers: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalPort: number;
@@ -258,6 +260,13 @@ function smtpRelay(env: Env): SmtpRelayConfig {
   };
 }
 
+/** A Postgres memory size in whole megabytes or gigabytes (`64MB`, `1GB`), as Postgres reads it. */
+function memorySize(env: Env, name: string): string | undefined {
+  const raw = str(env, name);
+  if (raw !== undefined && !/^[1-9]\d{0,5}(MB|GB)$/.test(raw)) throw new ConfigError(`${name} must be a size such as 64MB or 1GB, got "${raw}"`);
+  return raw;
+}
+
 const WORKFLOW_BUNDLE_MODES: readonly WorkflowBundleMode[] = ['auto', 'prebuilt', 'build'];
 
 /** WORKFLOW_BUNDLE: auto (default), prebuilt or build. */
@@ -291,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL'),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1),
+    embeddedPostgresSharedBuffers: memorySize(env, 'EMBEDDED_POSTGRES_SHARED_BUFFERS'),
     temporalAddress,
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
     temporalPort: int(env, 'TEMPORAL_PORT', 7233, 1),

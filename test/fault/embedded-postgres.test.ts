@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { ConfigError, loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
 import { packagedNativeDir, ROOT_SHARED_DIR } from '../../src/db/postgres-binaries';
@@ -28,7 +29,7 @@ describe('embedded Postgres start-up', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  const start = async (overrides: { port?: number; directory?: string; nativeDir?: string } = {}) => {
+  const start = async (overrides: { port?: number; directory?: string; nativeDir?: string; sharedBuffers?: string } = {}) => {
     const database = await startEmbeddedPostgres({
       directory: overrides.directory ?? path.join(root, 'postgres'),
       port: overrides.port ?? (await freePort()),
@@ -37,6 +38,7 @@ describe('embedded Postgres start-up', () => {
       persistent: true,
       logFile: path.join(root, 'postgres.log'),
       nativeDir: overrides.nativeDir,
+      sharedBuffers: overrides.sharedBuffers,
     });
     started.push(database);
     return database;
@@ -171,6 +173,27 @@ describe('embedded Postgres start-up', () => {
     expect(Date.now() - began).toBeLessThan(20_000);
   });
 
+  it('runs with 64MB of shared buffers unless given a size, over what postgresql.conf says', async () => {
+    const first = await start();
+    expect(await query(first.url, 'SHOW shared_buffers')).toEqual([{ shared_buffers: '64MB' }]);
+    await started.pop()!.stop();
+    appendFileSync(path.join(root, 'postgres', 'postgresql.conf'), '\nshared_buffers = 256MB\n');
+    const second = await start({ port: portOf(first.url), sharedBuffers: '32MB' });
+    expect(await query(second.url, 'SHOW shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
+  });
+
+  it('names EMBEDDED_POSTGRES_SHARED_BUFFERS when Postgres refuses the size it was given, and leaves the cluster to start again', async () => {
+    const first = await start();
+    await query(first.url, `CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)`);
+    await started.pop()!.stop();
+    const failure = start({ port: portOf(first.url), sharedBuffers: '99999GB' });
+    await expect(failure).rejects.toThrow(StartupError);
+    await expect(failure).rejects.toThrow(/parameter "shared_buffers"/);
+    await expect(failure).rejects.toThrow('Set EMBEDDED_POSTGRES_SHARED_BUFFERS to a size this machine can give Postgres');
+    const again = await start({ port: portOf(first.url) });
+    expect(await query(again.url, 'SELECT n FROM kept')).toEqual([{ n: 7 }]);
+  });
+
   it("fails with the last lines of Postgres's own log when it cannot start", async () => {
     const first = await start();
     await started.pop()!.stop();
@@ -216,5 +239,20 @@ describe('embedded Postgres start-up', () => {
     await expect(start({ directory: path.join(shared, 'postgres') })).rejects.toThrow(
       `embedded Postgres: DATA_DIR ${shared} belongs to uid 0 or is writable by other accounts, and Herald runs as root`,
     );
+  });
+});
+
+describe('EMBEDDED_POSTGRES_SHARED_BUFFERS', () => {
+  const sharedBuffers = (value: string | undefined) => loadConfig({ ...process.env, EMBEDDED_POSTGRES_SHARED_BUFFERS: value }).embeddedPostgresSharedBuffers;
+
+  it('takes whole megabytes or gigabytes, and leaves the default to the embedded Postgres when unset', () => {
+    expect(sharedBuffers('64MB')).toBe('64MB');
+    expect(sharedBuffers('2GB')).toBe('2GB');
+    expect(sharedBuffers(undefined)).toBeUndefined();
+  });
+
+  it.each(['lots', '64', '0MB', '064MB', '64 MB', '64mb', '-1MB', '1.5GB', '64MB; DROP', '1TB'])('refuses %p, naming the variable', (value) => {
+    expect(() => sharedBuffers(value)).toThrow(ConfigError);
+    expect(() => sharedBuffers(value)).toThrow(`EMBEDDED_POSTGRES_SHARED_BUFFERS must be a size such as 64MB or 1GB, got "${value}"`);
   });
 });
