@@ -4,7 +4,8 @@ import { buildSync, type BuildOptions } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/data-source';
-import { startEmbeddedPostgres } from '../src/db/embedded';
+import { embeddedPostgresSharedBuffers } from '../src/config';
+import { DEFAULT_SHARED_BUFFERS, startEmbeddedPostgres } from '../src/db/embedded';
 import { bundleInChildProcess } from '../src/orchestration/workflow-bundle';
 import { freePort } from '../test/support/ports';
 import { npmScriptNodeArgs } from '../test/support/npm-scripts';
@@ -27,7 +28,7 @@ async function scratchDatabaseOn(serverUrl: string, cleanup: (() => Promise<unkn
   return database.url;
 }
 
-/** A fresh embedded Postgres in the scratch directory. */
+/** A fresh embedded Postgres in the scratch directory, of the size EMBEDDED_POSTGRES_SHARED_BUFFERS gives, as `npm start`'s. */
 async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unknown>)[]): Promise<string> {
   const database = await startEmbeddedPostgres({
     directory: path.join(root, 'postgres'),
@@ -36,6 +37,7 @@ async function scratchEmbeddedDatabase(root: string, cleanup: (() => Promise<unk
     database: 'herald_bench',
     persistent: false,
     logFile: path.join(root, 'postgres.log'),
+    sharedBuffers: embeddedPostgresSharedBuffers(),
   });
   cleanup.push(() => database.stop());
   return database.url;
@@ -75,10 +77,10 @@ export async function buildWorkflowBundle(bundlePath: string): Promise<void> {
   writeFileSync(bundlePath, await bundleInChildProcess());
 }
 
-/** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded`. */
+/** Where a bench's database runs: `external (<host>:<port>)` under BENCH_DATABASE_URL, else `embedded (shared_buffers <size>)`. */
 export function databaseKind(): string {
   const external = process.env.BENCH_DATABASE_URL;
-  return external ? `external (${new URL(external).host})` : 'embedded';
+  return external ? `external (${new URL(external).host})` : `embedded (shared_buffers ${embeddedPostgresSharedBuffers() ?? DEFAULT_SHARED_BUFFERS})`;
 }
 
 /**

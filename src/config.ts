@@ -13,7 +13,7 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   embeddedPostgresPort: number;
-  /** EMBEDDED_POSTGRES_SHARED_BUFFERS: the embedded Postgres's shared_buffers (`<n>MB` or `<n>GB`); unset = its default (src/db/embedded.ts). */
+  /** See embeddedPostgresSharedBuffers. */
   embeddedPostgresSharedBuffers: string | undefined;
   temporalAddress: string | undefined;
   temporalNamespace: string;
@@ -260,10 +260,22 @@ function smtpRelay(env: Env): SmtpRelayConfig {
   };
 }
 
-/** A Postgres memory size in whole megabytes or gigabytes (`64MB`, `1GB`), as Postgres reads it. */
-function memorySize(env: Env, name: string): string | undefined {
+/** The shared_buffers Postgres takes at least (fewer buffers run out under load) and at most (2^30 - 1 blocks of 8 kB). */
+const SHARED_BUFFERS_MB = { least: 16, most: 8_388_607 };
+
+/**
+ * EMBEDDED_POSTGRES_SHARED_BUFFERS: the embedded Postgres's shared_buffers in whole megabytes or
+ * gigabytes (`64MB`, `1GB`), as Postgres reads it; unset = its default (src/db/embedded.ts).
+ */
+export function embeddedPostgresSharedBuffers(env: Env = process.env): string | undefined {
+  const name = 'EMBEDDED_POSTGRES_SHARED_BUFFERS';
   const raw = str(env, name);
-  if (raw !== undefined && !/^[1-9]\d{0,5}(MB|GB)$/.test(raw)) throw new ConfigError(`${name} must be a size such as 64MB or 1GB, got "${raw}"`);
+  if (raw === undefined) return undefined;
+  const size = /^([1-9]\d{0,6})(MB|GB)$/.exec(raw);
+  const mb = size ? Number(size[1]) * (size[2] === 'GB' ? 1024 : 1) : NaN;
+  if (!(mb >= SHARED_BUFFERS_MB.least && mb <= SHARED_BUFFERS_MB.most)) {
+    throw new ConfigError(`${name} must be a size from ${SHARED_BUFFERS_MB.least}MB to ${SHARED_BUFFERS_MB.most}MB such as 64MB or 1GB, got "${raw}"`);
+  }
   return raw;
 }
 
@@ -300,7 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL'),
     embeddedPostgresPort: int(env, 'EMBEDDED_POSTGRES_PORT', 5433, 1),
-    embeddedPostgresSharedBuffers: memorySize(env, 'EMBEDDED_POSTGRES_SHARED_BUFFERS'),
+    embeddedPostgresSharedBuffers: embeddedPostgresSharedBuffers(env),
     temporalAddress,
     temporalNamespace: str(env, 'TEMPORAL_NAMESPACE') ?? 'default',
     temporalPort: int(env, 'TEMPORAL_PORT', 7233, 1),

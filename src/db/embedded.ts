@@ -40,7 +40,7 @@ interface EmbeddedOptions {
  * up to the whole pool (see the README's "On a second 2-core machine"). A Postgres of its own
  * (DATABASE_URL) is sized by its operator.
  */
-const DEFAULT_SHARED_BUFFERS = '64MB';
+export const DEFAULT_SHARED_BUFFERS = '64MB';
 
 const PART = 'embedded Postgres';
 const USER = 'herald';
@@ -55,13 +55,15 @@ export const embeddedUrl = (port: number, password: string, database: string, so
     : `postgres://${USER}:${encodeURIComponent(password)}@localhost:${port}/${database}?host=${encodeURIComponent(socketDir)}`;
 
 /** What to do about a failure, from the last lines of Postgres's log. */
-function hint(tail: string): string | undefined {
-  if (/No space left on device/i.test(tail)) return 'The disk is full: free some space and start again.';
-  if (/Permission denied/i.test(tail)) return 'Postgres cannot reach its files: check the ownership and mode of DATA_DIR, or set DATABASE_URL.';
-  if (/Address already in use|could not bind/i.test(tail)) return 'Set EMBEDDED_POSTGRES_PORT to a free port.';
+export function startupHint(tail: string): string | undefined {
+  const badFile = /configuration file "([^"]+)" contains errors/.exec(tail);
+  if (badFile) return `Correct ${badFile[1]}: Postgres refuses a setting in it (see its log below).`;
   if (/parameter "shared_buffers"|could not (map|create) .*shared memory/i.test(tail)) {
     return `Set EMBEDDED_POSTGRES_SHARED_BUFFERS to a size this machine can give Postgres (${DEFAULT_SHARED_BUFFERS} by default).`;
   }
+  if (/No space left on device/i.test(tail)) return 'The disk is full: free some space and start again.';
+  if (/Permission denied/i.test(tail)) return 'Postgres cannot reach its files: check the ownership and mode of DATA_DIR, or set DATABASE_URL.';
+  if (/Address already in use|could not bind/i.test(tail)) return 'Set EMBEDDED_POSTGRES_PORT to a free port.';
   return undefined;
 }
 
@@ -101,7 +103,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     // Crash recovery after a kill replays the write-ahead log before Postgres accepts connections.
     startTimeoutMs: 180_000,
     ready: () => connects(url('postgres')),
-    hint,
+    hint: startupHint,
     onUnexpectedExit: options.log,
   });
   await ensureDatabase(url('postgres'), options.database);
@@ -150,7 +152,7 @@ async function initialise(binaries: PostgresBinaries, directory: string, user: P
     if (outcome) {
       rmSync(staging, { recursive: true, force: true });
       const tail = init.logTail();
-      throw new StartupError(PART, `could not create the cluster in ${directory}: ${outcome}`, { hint: hint(tail), log: { file: options.logFile, tail } });
+      throw new StartupError(PART, `could not create the cluster in ${directory}: ${outcome}`, { hint: startupHint(tail), log: { file: options.logFile, tail } });
     }
   } finally {
     rmSync(secrets, { recursive: true, force: true });

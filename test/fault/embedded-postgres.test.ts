@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, loadConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/data-source';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../src/db/embedded';
+import { startEmbeddedPostgres, startupHint, type EmbeddedDatabase } from '../../src/db/embedded';
 import { packagedNativeDir, ROOT_SHARED_DIR } from '../../src/db/postgres-binaries';
 import { postgresUser } from '../../src/db/postgres-user';
 import { processState } from '../../src/runtime/process-table';
@@ -202,6 +202,8 @@ describe('embedded Postgres start-up', () => {
     await expect(failure).rejects.toThrow(/^embedded Postgres: exited \(code 1\) before it was ready/);
     await expect(failure).rejects.toThrow(`last lines of ${path.join(root, 'postgres.log')}`);
     await expect(failure).rejects.toThrow(/invalid value for parameter "shared_buffers": "lots"/);
+    await expect(failure).rejects.toThrow(`Correct ${path.join(root, 'postgres', 'postgresql.conf')}: Postgres refuses a setting in it`);
+    await expect(failure).rejects.not.toThrow('EMBEDDED_POSTGRES_SHARED_BUFFERS');
   });
 
   it('reports a DATABASE_URL it cannot connect to by its address, without the password', async () => {
@@ -245,14 +247,44 @@ describe('embedded Postgres start-up', () => {
 describe('EMBEDDED_POSTGRES_SHARED_BUFFERS', () => {
   const sharedBuffers = (value: string | undefined) => loadConfig({ ...process.env, EMBEDDED_POSTGRES_SHARED_BUFFERS: value }).embeddedPostgresSharedBuffers;
 
-  it('takes whole megabytes or gigabytes, and leaves the default to the embedded Postgres when unset', () => {
-    expect(sharedBuffers('64MB')).toBe('64MB');
-    expect(sharedBuffers('2GB')).toBe('2GB');
+  it('takes whole megabytes or gigabytes from 16MB to what Postgres can address, and leaves the default to the embedded Postgres when unset', () => {
+    for (const size of ['16MB', '64MB', '2GB', '8191GB', '8388607MB']) expect(sharedBuffers(size)).toBe(size);
     expect(sharedBuffers(undefined)).toBeUndefined();
   });
 
-  it.each(['lots', '64', '0MB', '064MB', '64 MB', '64mb', '-1MB', '1.5GB', '64MB; DROP', '1TB'])('refuses %p, naming the variable', (value) => {
-    expect(() => sharedBuffers(value)).toThrow(ConfigError);
-    expect(() => sharedBuffers(value)).toThrow(`EMBEDDED_POSTGRES_SHARED_BUFFERS must be a size such as 64MB or 1GB, got "${value}"`);
+  it.each(['lots', '64', '0MB', '15MB', '064MB', '64 MB', '64mb', '-1MB', '1.5GB', '64MB; DROP', '1TB', '8192GB', '8388608MB', '99999GB'])(
+    'refuses %p, naming the variable',
+    (value) => {
+      expect(() => sharedBuffers(value)).toThrow(ConfigError);
+      expect(() => sharedBuffers(value)).toThrow(`EMBEDDED_POSTGRES_SHARED_BUFFERS must be a size from 16MB to 8388607MB such as 64MB or 1GB, got "${value}"`);
+    },
+  );
+});
+
+/** The advice a failed start-up gives, from the last lines of Postgres's log as Postgres 17 writes them. */
+describe("embedded Postgres's start-up hint", () => {
+  const line = (level: string, text: string) => `2026-11-29 12:42:13.291 UTC [22405] ${level}:  ${text}`;
+
+  it('names EMBEDDED_POSTGRES_SHARED_BUFFERS when the machine cannot give the shared memory, or Postgres refuses the size on its command line', () => {
+    const unmapped = [
+      line('FATAL', 'could not map anonymous shared memory: Cannot allocate memory'),
+      line('HINT', "This error usually means that PostgreSQL's request for a shared memory segment exceeded available memory, swap space, or huge pages."),
+    ].join('\n');
+    const refused = line('FATAL', 'invalid value for parameter "shared_buffers": "99999GB"');
+    for (const tail of [unmapped, refused]) expect(startupHint(tail)).toBe('Set EMBEDDED_POSTGRES_SHARED_BUFFERS to a size this machine can give Postgres (64MB by default).');
+  });
+
+  it('points at postgresql.conf, not the variable, when the bad setting is in the file', () => {
+    const tail = [
+      line('LOG', 'invalid value for parameter "shared_buffers": "lots"'),
+      line('FATAL', 'configuration file "/data/postgres/postgresql.conf" contains errors'),
+    ].join('\n');
+    expect(startupHint(tail)).toBe('Correct /data/postgres/postgresql.conf: Postgres refuses a setting in it (see its log below).');
+  });
+
+  it('keeps the shared memory of an older postmaster for the port and disk advice, not the size', () => {
+    expect(startupHint(line('FATAL', 'pre-existing shared memory block (key 5433001, ID 3) is still in use'))).toBeUndefined();
+    expect(startupHint(line('LOG', 'could not bind IPv4 address "127.0.0.1": Address already in use'))).toBe('Set EMBEDDED_POSTGRES_PORT to a free port.');
+    expect(startupHint(line('FATAL', 'could not write to file "pg_wal/xlogtemp.1": No space left on device'))).toBe('The disk is full: free some space and start again.');
   });
 });
