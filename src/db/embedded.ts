@@ -36,9 +36,9 @@ interface EmbeddedOptions {
 /**
  * The embedded Postgres's shared buffers, half Postgres's own default. It shares a small machine
  * with Temporal, the API and the worker, and the kernel's page cache keeps the pages that fall out
- * of it; each Postgres process that touches a buffer maps it, so every busy backend's RSS carries
- * up to the whole pool (see the README's "On a second 2-core machine"). A Postgres of its own
- * (DATABASE_URL) is sized by its operator.
+ * of it; every Postgres process maps the whole pool and counts in its RSS the buffers it touched,
+ * so each busy backend's RSS carries up to the whole pool (see the README's "On a second 2-core
+ * machine"). A Postgres of its own (DATABASE_URL) is sized by its operator.
  */
 export const DEFAULT_SHARED_BUFFERS = '64MB';
 
@@ -90,8 +90,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     part: PART,
     command: binaries.postgres,
     args: [
-      ...['-D', directory, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
-      ...['-c', `shared_buffers=${options.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`],
+      '-D', directory,
+      '-p', String(options.port),
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', `unix_socket_directories=${socketDir ?? ''}`,
+      '-c', `shared_buffers=${options.sharedBuffers ?? DEFAULT_SHARED_BUFFERS}`,
     ],
     logFile: options.logFile,
     uid: user?.uid,
