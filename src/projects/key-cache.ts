@@ -51,6 +51,11 @@ export class KeyCache {
     return match;
   }
 
+  /** Whether this process keeps the keys it finds now (its listening connection is proven); starts listening when not. */
+  keeping(): boolean {
+    return this.changes.listening();
+  }
+
   /** Forgets every kept key: for a change this process just committed, before it answers. */
   forget(): void {
     this.generation += 1;
