@@ -78,6 +78,18 @@ interface ExecutionRow {
 /** The columns of an ExecutionRow, as a select list. */
 const EXECUTION_COLUMNS = 'id, project_id, workflow_id, contact_id, status, current_step_id, context, trigger_event_id, error, started_at, completed_at';
 
+/**
+ * The version of a row as Postgres wrote it (its `xmin`): every write of the row (a step the
+ * workflow records, a later delivery's claim, a cancel) gives it a new one.
+ */
+export type RowVersion = string;
+
+/** An execution's id with its row's version as it was read. */
+export interface VersionedExecution {
+  id: string;
+  version: RowVersion;
+}
+
 /** The entity of a workflow_executions row, column by column as the entity maps them. */
 function executionFromRow(manager: EntityManager, row: ExecutionRow): WorkflowExecution {
   const execution = new WorkflowExecution();
@@ -129,8 +141,8 @@ const INSERT_STARTED = prepared(
 );
 
 /** The contact's RUNNING or WAITING execution of the workflow started over a minute ago, with its row's version; undefined when there is none. */
-export async function olderActiveExecution(manager: EntityManager, workflowId: string, contactId: string): Promise<{ id: string; version: RowVersion } | undefined> {
-  const [active]: { id: string; version: RowVersion }[] = await manager.query(
+export async function olderActiveExecution(manager: EntityManager, workflowId: string, contactId: string): Promise<VersionedExecution | undefined> {
+  const [active]: VersionedExecution[] = await manager.query(
     `SELECT id, xmin::text AS version FROM workflow_executions
       WHERE workflow_id = $1 AND contact_id = $2 AND status IN ('RUNNING', 'WAITING') AND started_at < now() - ${ORPHAN_MIN_AGE}`,
     [workflowId, contactId],
@@ -143,7 +155,7 @@ export async function olderActiveExecution(manager: EntityManager, workflowId: s
  * unless the row was written since it was read (a later delivery of its trigger event claimed it
  * and started its workflow, or a step was recorded); true when it ended it.
  */
-export async function endOrphanedExecution(manager: EntityManager, orphan: { id: string; version: RowVersion }, status: ExecutionStatus, error: string): Promise<boolean> {
+export async function endOrphanedExecution(manager: EntityManager, orphan: VersionedExecution, status: ExecutionStatus, error: string): Promise<boolean> {
   const [rows]: [unknown[]] = await manager.query(
     `UPDATE workflow_executions SET status = $3, error = $4, completed_at = now()
       WHERE id = $1 AND xmin::text = $2 AND status IN ('RUNNING', 'WAITING') RETURNING id`,
@@ -151,12 +163,6 @@ export async function endOrphanedExecution(manager: EntityManager, orphan: { id:
   );
   return rows.length > 0;
 }
-
-/**
- * The version of a row as Postgres wrote it (its `xmin`): every write of the row (a step the
- * workflow records, a later delivery's claim, a cancel) gives it a new one.
- */
-export type RowVersion = string;
 
 /** The execution of the workflow that the trigger event wrote, in any status, with its age in milliseconds; undefined when there is none. */
 export async function executionOfTrigger(

@@ -19,6 +19,7 @@ import {
   olderActiveExecution,
   executionsAwaitingEvent,
   type RowVersion,
+  type VersionedExecution,
 } from './executions-queries';
 import { findExecution } from './workflows-queries';
 
@@ -128,7 +129,7 @@ async function startWorkflow(deps: EngineDeps, start: RecordedStart, searchAttri
  * later delivery of its trigger event may have claimed it and started its workflow meanwhile).
  * True when it closed it.
  */
-async function closeOrphanedExecution(deps: EngineDeps, orphan: { id: string; version: RowVersion }): Promise<boolean> {
+async function closeOrphanedExecution(deps: EngineDeps, orphan: VersionedExecution): Promise<boolean> {
   let ended: string;
   try {
     ended = (await deps.temporal.workflow.getHandle(executionWorkflowId(orphan.id)).describe()).status.name;
@@ -168,7 +169,7 @@ interface RecordedStart {
 }
 
 /** What recordStart did: a record to start, an older active execution to check in Temporal first (`orphan`), or null when the start is dropped. */
-type Recorded = { start: RecordedStart } | { orphan: { id: string; version: RowVersion } } | null;
+type Recorded = { start: RecordedStart } | { orphan: VersionedExecution } | null;
 
 /**
  * Under the start lock of the workflow and contact (taken by lockForStart until the transaction
