@@ -28,6 +28,8 @@ describe('segment.<slug>.entry|exit webhook events from tracked segments', () =>
       given.api.dataSource.query(`SELECT id, name FROM events WHERE contact_id = $1 AND source = 'SYSTEM' ORDER BY created_at`, [contactId]);
     // A tracked event is answered once stored; the segment sees it moments later.
     await until(membershipEvents, (events) => events.length === 1, 'the entry event');
+    // Its webhook event tells the contact as the subscriber reads it, moments after the entry is stored.
+    await until(() => recordedEvents(given.api.dataSource, given.project.id), (events) => events.length === 1, 'the entry recorded');
     await track('ada@example.com', 'pro');
     await track('ada@example.com', 'free');
     const stored = await until(membershipEvents, (events) => events.length === 2, 'the exit event');
