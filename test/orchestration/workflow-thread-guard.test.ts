@@ -117,14 +117,19 @@ describe('the workflow thread guard', () => {
       const stuck = [];
       const stop = guard.watchWorkflowThreads((threadId) => stuck.push(threadId), 1000, 20);
       const thread = new Worker(${JSON.stringify(THREAD)}, { eval: true, workerData: { callsMs: [5000] } });
-      setTimeout(async () => {
+      // The thread posts its slot once its preload ran and notes in it when its call begins: it is ended in the middle of that call.
+      const inCall = () => [...slots().values()].some((slot) => Atomics.load(slot, 0) !== 0n);
+      const deadline = Date.now() + 20000;
+      const waiting = setInterval(async () => {
+        if (!inCall() && Date.now() < deadline) return;
+        clearInterval(waiting);
         console.log('slots', slots().size);
         await thread.terminate();
         setTimeout(() => {
           console.log('slots', slots().size, 'stuck', stuck.length);
           stop();
         }, 1500);
-      }, 300);
+      }, 10);
     `);
     expect(output).toEqual(['slots 1', 'slots 0 stuck 0']);
   });

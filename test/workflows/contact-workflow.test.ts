@@ -6,6 +6,7 @@ import { recordAndRunStepWith } from '../../activities/workflow-steps';
 import { runWorkflowExecutionV2 } from '../../workflows/contact-workflow';
 import { eventReceived, executionWorkflowId, type ExecutionInput, type ExecutionRef, type Graph, type GraphStep, type GraphTransition } from '../../workflows/shared';
 import { useTimeSkipping } from '../support/temporal';
+import { until } from '../support/wait';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -62,9 +63,7 @@ describe('runWorkflowExecutionV2 workflow', () => {
 
   /** Waits (in real time, so simulated time stands still) until the execution recorded the step. */
   async function reached(mocks: Mocks, stepId: string) {
-    for (let i = 0; i < 200 && !mocks.activities.recordExecutionStep.mock.calls.some((call) => call[1] === stepId); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(async () => mocks.activities.recordExecutionStep.mock.calls.some((call) => call[1] === stepId), Boolean, `the execution to record step ${stepId}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 

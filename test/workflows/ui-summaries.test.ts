@@ -206,7 +206,8 @@ describe('Temporal UI summaries of the workflows the API starts', () => {
         const rows = await api.dataSource.query('SELECT id FROM workflow_executions WHERE workflow_id = $1', [id]);
         return rows.length > 0 ? rows : undefined;
       }, 'an execution');
-      expect(await described(executionWorkflowId(execution.id))).toEqual({
+      // A triggered start commits the execution's record, then starts its Temporal workflow.
+      expect(await until(() => described(executionWorkflowId(execution.id)), () => true, 'the execution\'s workflow')).toEqual({
         type: 'runWorkflowExecutionV2',
         summary: 'Onboarding for tracked.member@example.com',
       });
