@@ -84,7 +84,8 @@ describe('billing limits enforced by campaigns, workflows and imports', () => {
     it('stops a campaign of a project suspended before it sends', async () => {
       await insertContacts(3);
       const id = await createCampaign();
-      expect((await post(`/campaigns/${id}/send`, { scheduledFor: new Date(Date.now() + 1500).toISOString() })).status).toBe(200);
+      // Far enough ahead for the send and the suspension below to come before it.
+      expect((await post(`/campaigns/${id}/send`, { scheduledFor: new Date(Date.now() + 4000).toISOString() })).status).toBe(200);
       await query(`UPDATE projects SET disabled = true, disabled_reason = 'bounce rate 12% over 7 days' WHERE id = $1`, [projectId]);
       expect(await stack.temporal.client.workflow.getHandle(`campaign/${id}`).result()).toBe('NOT_ACTIVE');
       expect(await campaignRow(id)).toMatchObject({ status: 'CANCELLED', stopped_reason: 'Stopped: the project is suspended (bounce rate 12% over 7 days)' });

@@ -126,7 +126,7 @@ describe('CSV imports and bulk jobs', () => {
   });
 
   it('refuses uploads that are too large, not CSV or without an email column, queueing nothing', async () => {
-    const before = (await api.dataSource.query('SELECT count(*)::int AS n FROM jobs'))[0].n;
+    const before = (await api.dataSource.query('SELECT count(*)::int AS n FROM jobs WHERE project_id = $1', [projectId]))[0].n;
     const tooLarge = await upload(api, key, Buffer.alloc(5 * 1024 * 1024 + 1, 'a'));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error.code).toBe('PAYLOAD_TOO_LARGE');
@@ -136,7 +136,7 @@ describe('CSV imports and bulk jobs', () => {
     expect(binary.status).toBe(422);
     const noFile = await client.post('/contacts/import', {}, { key });
     expect(noFile.status).toBe(422);
-    expect((await api.dataSource.query('SELECT count(*)::int AS n FROM jobs'))[0].n).toBe(before);
+    expect((await api.dataSource.query('SELECT count(*)::int AS n FROM jobs WHERE project_id = $1', [projectId]))[0].n).toBe(before);
   });
 
   it('validates bulk requests and hides other projects\' jobs', async () => {

@@ -1,6 +1,6 @@
 import { projectWithVerifiedDomain, uniqueEmail } from '../support/api';
 import { startSesStack, type SesStack } from '../support/stack';
-import { eventually } from '../support/wait';
+import { eventually, until } from '../support/wait';
 
 const TASK_QUEUE = 'project-reset-test';
 
@@ -43,6 +43,8 @@ describe('project reset and delete', () => {
       const [row] = await query(`SELECT id FROM workflow_executions WHERE workflow_id = $1 AND status = 'WAITING'`, [workflow.id]);
       return row as { id: string } | undefined;
     }, 'the execution to wait in its DELAY');
+    // The execution's record commits first; its Temporal workflow is started just after.
+    await until(() => status(`wf-exec/${execution.id}`), (name) => name === 'RUNNING', 'the execution workflow to start');
     return { owner, running: [`campaign/${campaign.id}`, `wf-exec/${execution.id}`] };
   }
 

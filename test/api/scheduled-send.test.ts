@@ -185,8 +185,9 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
   });
 
   it("answers 404 for another project's email (GET and cancel, which leaves it SCHEDULED) and for an id that is not a UUID", async () => {
-    const [email] = (await send({ to: 'mine@example.com', scheduledAt: inAWhile() })).body.data.emails;
+    // Signed up first: the checks of the SCHEDULED email below must all come before its time.
     const other = await projectWithVerifiedDomain(given.api);
+    const [email] = (await send({ to: 'mine@example.com', scheduledAt: inAWhile() })).body.data.emails;
     expect((await getEmail(email.email, other.key)).status).toBe(404);
     const cancel = await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: other.key });
     expect([cancel.status, cancel.body.error.code]).toEqual([404, 'NOT_FOUND']);

@@ -1,5 +1,6 @@
 import { signupWithProject, type Client, type TestApi } from '../support/api';
 import { startTestStack, type TestStack } from '../support/stack';
+import { until } from '../support/wait';
 
 /** A task queue of this file's own, so workers of other test files never take its workflows. */
 const env = { TEMPORAL_TASK_QUEUE: 'segments-test' };
@@ -335,13 +336,14 @@ describe('segments', () => {
       const tracked = await post('/v1/track', { email: 'eve@example.com', event: 'purchase', data: { plan: 'pro' } });
       expect(tracked.status).toBe(200);
       const eve = tracked.body.data.contact;
-      expect(await eventually(async () => (await eventContacts('segment.buyers.entry')).length === 1)).toBe(true);
-      expect(await eventually(async () => (await eventContacts('segment.subscribed-pros.entry')).length === 1)).toBe(true);
+      // The segments are re-evaluated once the tracked event is delivered, just after the answer.
+      await until(() => eventContacts('segment.buyers.entry'), (ids) => ids.length === 1, 'the entry into Buyers');
+      await until(() => eventContacts('segment.subscribed-pros.entry'), (ids) => ids.length === 1, 'the entry into Subscribed pros');
 
       await post('/v1/track', { email: 'eve@example.com', event: 'visit', data: { plan: 'free' } });
-      expect(await eventually(async () => (await eventContacts('segment.subscribed-pros.exit')).length === 1)).toBe(true);
+      await until(() => eventContacts('segment.subscribed-pros.exit'), (ids) => ids.length === 1, 'the exit from Subscribed pros');
       await post('/v1/track', { email: 'eve@example.com', event: 'visit', data: { plan: 'pro' } });
-      expect(await eventually(async () => (await eventContacts('segment.subscribed-pros.entry')).length === 2)).toBe(true);
+      await until(() => eventContacts('segment.subscribed-pros.entry'), (ids) => ids.length === 2, 'the second entry into Subscribed pros');
 
       expect((await client.patch(`/contacts/${eve}`, { subscribed: false }, { key })).status).toBe(200);
       expect(await eventually(async () => (await eventContacts('segment.subscribed-pros.exit')).length === 2)).toBe(true);

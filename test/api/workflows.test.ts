@@ -447,6 +447,8 @@ describe('workflows', () => {
       await contactId(email);
       const answers = await Promise.all(Array.from({ length: 6 }, () => track(email, 'signed_up')));
       expect(answers.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+      // The trigger follows the answers (their delivery comes after the commit): wait for its execution, then for any second one.
+      await eventually(() => executions(id).then((rows) => (rows.length > 0 ? rows : undefined)), 'an execution');
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await executions(id)).toHaveLength(1);
       expect((await post(`/workflows/${id}/executions/cancel-all`)).body).toEqual({ cancelled: 1 });

@@ -5,25 +5,35 @@ import { EventDispatcher } from '../../src/events/dispatcher';
 import { withEvents } from '../../src/events/event-store';
 import { MAX_DISPATCH_ATTEMPTS, redeliverDue } from '../../src/events/redelivery';
 import { createContact, createProject } from '../automations/fixtures';
+import { createDatabaseOn } from '../support/scratch-database';
 
+/**
+ * On a database of its own: a redelivery pass claims every due dispatch of the database, so on
+ * the shared one it would take other test files' dispatches, and theirs would take this file's.
+ */
 describe('durable event dispatch', () => {
+  let database: { url: string; drop(): Promise<void> };
   let dataSource: DataSource;
   let projectId: string;
   let contactId: string;
 
   beforeAll(async () => {
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_event_dispatch');
+    dataSource = await openDatabase(database.url, 4);
   });
   beforeEach(async () => {
     ({ projectId } = await createProject(dataSource));
     ({ contactId } = await createContact(dataSource, projectId));
   });
-  afterAll(() => dataSource?.destroy());
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
 
   /**
-   * A dispatcher that records what it is handed for this test's project (the database is
-   * shared: a redelivery pass may also claim other tests' due dispatches); `failures` calls
-   * of its subscriber for the project fail first.
+   * A dispatcher that records what it is handed for this test's project (a redelivery pass
+   * claims the due dispatches of every project); `failures` calls of its subscriber for the
+   * project fail first.
    */
   function recordingDispatcher(failures = 0) {
     const dispatcher = new EventDispatcher();

@@ -4,15 +4,25 @@ import { openDatabase } from '../../src/db/data-source';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { TrackWriter } from '../../src/events/track-writer';
 import { createProject } from '../automations/fixtures';
+import { createDatabaseOn } from '../support/scratch-database';
 import { until } from '../support/wait';
 
+/**
+ * On a database of its own: the tests make dispatch rows due, as a long backlog would, and a
+ * redelivery pass of another test file on the shared database would claim them.
+ */
 describe('tracked events answered before their delivery (TrackWriter backlog)', () => {
+  let database: { url: string; drop(): Promise<void> };
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_track_backlog');
+    dataSource = await openDatabase(database.url, 4);
   });
-  afterAll(() => dataSource?.destroy());
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
 
   /** A gate the subscriber waits at until the test opens it. */
   const gate = () => {

@@ -5,10 +5,17 @@ import type { EventRecord } from '../../src/entities/event-record';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { SegmentMembership } from '../../src/segments/membership';
 import { createContact, createProject } from '../automations/fixtures';
+import { createDatabaseOn } from '../support/scratch-database';
 
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
+/**
+ * On a database of its own: the schedule workflow's full computation (recomputeTrackedSegments)
+ * moves the members of every tracked segment of the database, and one run by another test file
+ * on the shared database would move these segments' members before the re-evaluations do.
+ */
 describe('re-evaluating contacts against tracked segments (SegmentMembership.reevaluate)', () => {
+  let database: { url: string; drop(): Promise<void> };
   let dataSource: DataSource;
   let projectId: string;
   let segmentId: string;
@@ -16,7 +23,8 @@ describe('re-evaluating contacts against tracked segments (SegmentMembership.ree
   let delivered: EventRecord[];
 
   beforeAll(async () => {
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 6);
+    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_segment_membership');
+    dataSource = await openDatabase(database.url, 6);
   });
   beforeEach(async () => {
     ({ projectId } = await createProject(dataSource));
@@ -31,7 +39,10 @@ describe('re-evaluating contacts against tracked segments (SegmentMembership.ree
     });
     membership = new SegmentMembership(dataSource, new ContactsService(dataSource, dispatcher));
   });
-  afterAll(() => dataSource?.destroy());
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
 
   const members = async () =>
     ((await dataSource.query('SELECT contact_id FROM segment_members WHERE segment_id = $1', [segmentId])) as { contact_id: string }[])
