@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedeliveryResult } from '../../src/events/redelivery';
 import { eventRedelivery } from '../../workflows/event-redelivery';
 import { useTimeSkipping } from '../support/temporal';
+import { until } from '../support/wait';
 
 type PassResult = RedeliveryResult & { more: boolean };
 const pass = (more: boolean, failed = 0): PassResult => ({ delivered: more ? 100 : 1, failed, abandoned: 0, more });
@@ -22,6 +23,9 @@ describe('event-redelivery workflow', () => {
     const results = [pass(true), pass(true), pass(false)];
     const redeliverEvents = jest.fn(async () => results.shift() ?? pass(false));
     await run(redeliverEvents, async () => {
+      // The two full passes and the one after them run back to back, without a timer between
+      // (awaited in real time first: a new worker's first task can take seconds on a busy machine).
+      await until(async () => redeliverEvents.mock.calls.length, (calls) => calls >= 3, 'three passes');
       await temporal.env.sleep('5 seconds');
       expect(redeliverEvents).toHaveBeenCalledTimes(3);
       await temporal.env.sleep('15 seconds');
