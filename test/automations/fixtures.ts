@@ -4,6 +4,7 @@ import { openDatabase } from '../../src/db/data-source';
 import type { StepType } from '../../src/entities/workflow';
 import type { EngineDeps } from '../../src/automations/start-execution';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
+import { createDatabaseOn } from '../support/scratch-database';
 
 /** Polling for the engine's tests, shared with the rest of the suite. */
 export { until } from '../support/wait';
@@ -75,10 +76,15 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-/** Opens a pool on the test database and starts a worker on a fresh task queue named after `prefix`. */
-export async function startEngine(prefix: string): Promise<TestEngine> {
+/**
+ * Opens a pool on the test database and starts a worker on a fresh task queue named after
+ * `prefix`. With `ownDatabase`, on a database of its own, dropped at close: for tests whose
+ * redelivery passes claim the due dispatches of every project in the database.
+ */
+export async function startEngine(prefix: string, { ownDatabase = false } = {}): Promise<TestEngine> {
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+  const database = ownDatabase ? await createDatabaseOn(process.env.DATABASE_URL!, `herald_${prefix.replace(/\W/g, '_')}`) : undefined;
+  const dataSource = await openDatabase(database?.url ?? process.env.DATABASE_URL!, 4);
   const temporal = await connectTestTemporal();
   const worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
   return {
@@ -90,6 +96,7 @@ export async function startEngine(prefix: string): Promise<TestEngine> {
       await worker.close();
       await temporal.close();
       await dataSource.destroy();
+      await database?.drop();
     },
   };
 }

@@ -19,7 +19,7 @@ describe('event dispatches redelivered to workflow triggers and waits', () => {
   let projectId: string;
 
   beforeAll(async () => {
-    engine = await startEngine('wf-redelivery');
+    engine = await startEngine('wf-redelivery', { ownDatabase: true });
     ({ dataSource, worker, deps } = engine);
     ({ projectId } = await createProject(dataSource));
   });

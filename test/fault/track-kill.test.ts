@@ -6,17 +6,18 @@ import { EventDispatcher } from '../../src/events/dispatcher';
 import { redeliverDue } from '../../src/events/redelivery';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
 import { Client, signupWithProject } from '../support/api';
+import { createDatabaseOn } from '../support/scratch-database';
 
 /** How many requests are sent at once, each for a contact of its own. */
 const CONNECTIONS = 40;
 /** Answered requests before the API is killed. */
 const BEFORE_KILL = 400;
 
-/** An API in its own process; resolves with its URL once it listens. */
-function startApiProcess(): Promise<{ child: ChildProcess; url: string }> {
+/** An API in its own process on the database `databaseUrl` names; resolves with its URL once it listens. */
+function startApiProcess(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../support/api-process.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: process.env,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
   });
   return new Promise((resolve, reject) => {
     let output = '';
@@ -29,16 +30,25 @@ function startApiProcess(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
+/**
+ * On a database of its own: its redelivery pass claims the due dispatches of every project, so on
+ * the shared one it would take other test files' dispatches, and theirs would take this file's.
+ */
 describe('POST /v1/track when the API is SIGKILLed under load', () => {
+  let database: { url: string; drop(): Promise<void> };
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    dataSource = await openDatabase(process.env.DATABASE_URL!, 4);
+    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_track_kill');
+    dataSource = await openDatabase(database.url, 4);
   });
-  afterAll(() => dataSource?.destroy());
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
 
   it('stores every answered event once and none twice, and the worker dispatches what the killed process did not', async () => {
-    const { child, url } = await startApiProcess();
+    const { child, url } = await startApiProcess(database.url);
     const { project } = await signupWithProject({ url });
     const client = new Client(url);
     const key = project.secretKey;
