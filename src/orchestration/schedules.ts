@@ -1,7 +1,17 @@
 import { isGrpcServiceError, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Workflow } from '@temporalio/client';
 import { logger } from '../logger';
 
+const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_UNIMPLEMENTED = 12;
+const GRPC_UNAVAILABLE = 14;
+
+/**
+ * How long a schedule's calls are tried again while the server answers them with a timeout or
+ * as unavailable: a dev server restarted after a crash takes a while to bring up the worker
+ * that answers for schedules (describing one queries its workflow), and start-up waits for it
+ * instead of failing.
+ */
+export const SCHEDULE_RETRY_MS = 120_000;
 
 /** A schedule that starts one workflow every interval, skipping a run while the previous one still runs. */
 export interface IntervalSchedule {
@@ -16,12 +26,40 @@ export interface IntervalSchedule {
   withoutSchedules: string;
 }
 
+/** The gRPC status of a Temporal client's error, on it or on its cause. */
+function grpcCode(err: unknown): number | undefined {
+  if (isGrpcServiceError(err)) return err.code;
+  const cause = (err as { cause?: unknown } | undefined)?.cause;
+  return isGrpcServiceError(cause) ? cause.code : undefined;
+}
+
 /**
  * Creates the schedule, or brings an existing one to the configured interval; safe to call on
  * every start-up. A server without Schedules (the in-memory test server `npm start` falls back to)
- * is told about with the schedule's warning instead.
+ * is told about with the schedule's warning instead. A call the server answers with a timeout or
+ * as unavailable is made again, for up to `retryForMs`.
  */
-export async function ensureIntervalSchedule(client: Client, schedule: IntervalSchedule): Promise<void> {
+export async function ensureIntervalSchedule(client: Client, schedule: IntervalSchedule, retryForMs = SCHEDULE_RETRY_MS): Promise<void> {
+  const deadline = Date.now() + retryForMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await createOrUpdate(client, schedule);
+      return;
+    } catch (err) {
+      const code = grpcCode(err);
+      if (code === GRPC_UNIMPLEMENTED) {
+        logger.warn(schedule.withoutSchedules);
+        return;
+      }
+      if ((code !== GRPC_DEADLINE_EXCEEDED && code !== GRPC_UNAVAILABLE) || Date.now() >= deadline) throw err;
+      logger.warn({ scheduleId: schedule.scheduleId, attempt, err: (err as Error).message }, 'Temporal did not answer for the schedule in time; trying again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 5) * 1000));
+    }
+  }
+}
+
+/** One attempt: creates the schedule, or updates the existing one's interval. */
+async function createOrUpdate(client: Client, schedule: IntervalSchedule): Promise<void> {
   const spec = { intervals: [{ every: schedule.everyMinutes * 60_000 }] };
   try {
     await client.schedule.create({
@@ -37,12 +75,7 @@ export async function ensureIntervalSchedule(client: Client, schedule: IntervalS
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     });
   } catch (err) {
-    if (err instanceof ScheduleAlreadyRunning) {
-      await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec }));
-      return;
-    }
-    const cause = (err as { cause?: unknown }).cause;
-    if (!isGrpcServiceError(cause) || cause.code !== GRPC_UNIMPLEMENTED) throw err;
-    logger.warn(schedule.withoutSchedules);
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(schedule.scheduleId).update((previous) => ({ ...previous, spec }));
   }
 }
