@@ -1,4 +1,4 @@
-import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import type { DataSource, EntityManager } from 'typeorm';
 import { runWorkflowExecutionV2, type ContactExecutionInput } from '../../workflows/contact-workflow';
 import { awaitedEvents, entryDelay } from '../../workflows/graph';
@@ -6,6 +6,7 @@ import { eventReceived, executionSummary, executionWorkflowId, type ReceivedEven
 import type { WorkflowExecution } from '../entities/workflow';
 import { ApiError, notFound } from '../http/errors';
 import { logger } from '../logger';
+import { GrpcStatus, grpcCode } from '../orchestration/grpc-status';
 import { forgetSearchAttributes, searchAttributesReady } from '../orchestration/search-attributes';
 import {
   cancelActiveExecution,
@@ -44,8 +45,6 @@ export interface StartExecutionInput {
   triggerEventId?: string;
 }
 
-const GRPC_INVALID_ARGUMENT = 3;
-
 /**
  * The options that start `wf-exec/<executionId>`, with the search attributes `HeraldProjectId`,
  * `HeraldWorkflowId` and `HeraldContactEmail` when the server has them (see src/orchestration/search-attributes.ts),
@@ -81,7 +80,14 @@ export function executionStartOptions(
  * (others leave it open whether it did). An earlier attempt the client retried may still have
  * started it: that workflow then finds its record deleted at its first step and does nothing.
  */
-const REFUSALS = new Set([3 /* INVALID_ARGUMENT */, 7 /* PERMISSION_DENIED */, 8 /* RESOURCE_EXHAUSTED */, 9 /* FAILED_PRECONDITION */, 12 /* UNIMPLEMENTED */, 16 /* UNAUTHENTICATED */]);
+const REFUSALS = new Set<number>([
+  GrpcStatus.INVALID_ARGUMENT,
+  GrpcStatus.PERMISSION_DENIED,
+  GrpcStatus.RESOURCE_EXHAUSTED,
+  GrpcStatus.FAILED_PRECONDITION,
+  GrpcStatus.UNIMPLEMENTED,
+  GrpcStatus.UNAUTHENTICATED,
+]);
 
 /** A start that failed: 503, and whether Temporal answered that it did not start the workflow (`refused`). */
 class StartFailed extends ApiError {
@@ -101,21 +107,17 @@ class StartFailed extends ApiError {
 async function startWorkflow(deps: EngineDeps, start: RecordedStart, searchAttributes: boolean): Promise<void> {
   const attempt = (withAttributes: boolean) =>
     deps.temporal.workflow.start(runWorkflowExecutionV2, executionStartOptions(start.input, { taskQueue: deps.taskQueue, searchAttributes: withAttributes, ...start.names }));
-  const codeOf = (err: unknown) => {
-    const cause = (err as { cause?: unknown }).cause;
-    return isGrpcServiceError(cause) ? cause.code : undefined;
-  };
   try {
     try {
       await attempt(searchAttributes);
     } catch (err) {
-      if (!searchAttributes || codeOf(err) !== GRPC_INVALID_ARGUMENT) throw err;
+      if (!searchAttributes || grpcCode(err) !== GrpcStatus.INVALID_ARGUMENT) throw err;
       forgetSearchAttributes(deps.temporal);
       await attempt(false);
     }
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    const code = codeOf(err);
+    const code = grpcCode(err);
     throw new StartFailed(code !== undefined && REFUSALS.has(code), (err as Error).message);
   }
 }

@@ -1,9 +1,6 @@
-import { isGrpcServiceError, ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Workflow } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type Workflow } from '@temporalio/client';
 import { logger } from '../logger';
-
-const GRPC_DEADLINE_EXCEEDED = 4;
-const GRPC_UNIMPLEMENTED = 12;
-const GRPC_UNAVAILABLE = 14;
+import { GrpcStatus, grpcCode } from './grpc-status';
 
 /**
  * How long a schedule's calls are tried again while the server answers them with a timeout or
@@ -26,13 +23,6 @@ export interface IntervalSchedule {
   withoutSchedules: string;
 }
 
-/** The gRPC status of a Temporal client's error, on it or on its cause. */
-function grpcCode(err: unknown): number | undefined {
-  if (isGrpcServiceError(err)) return err.code;
-  const cause = (err as { cause?: unknown } | undefined)?.cause;
-  return isGrpcServiceError(cause) ? cause.code : undefined;
-}
-
 /**
  * Creates the schedule, or brings an existing one to the configured interval; safe to call on
  * every start-up. A server without Schedules (the in-memory test server `npm start` falls back to)
@@ -47,11 +37,11 @@ export async function ensureIntervalSchedule(client: Client, schedule: IntervalS
       return;
     } catch (err) {
       const code = grpcCode(err);
-      if (code === GRPC_UNIMPLEMENTED) {
+      if (code === GrpcStatus.UNIMPLEMENTED) {
         logger.warn(schedule.withoutSchedules);
         return;
       }
-      if ((code !== GRPC_DEADLINE_EXCEEDED && code !== GRPC_UNAVAILABLE) || Date.now() >= deadline) throw err;
+      if ((code !== GrpcStatus.DEADLINE_EXCEEDED && code !== GrpcStatus.UNAVAILABLE) || Date.now() >= deadline) throw err;
       logger.warn({ scheduleId: schedule.scheduleId, attempt, err: (err as Error).message }, 'Temporal did not answer for the schedule in time; trying again');
       await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 5) * 1000));
     }

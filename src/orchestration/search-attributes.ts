@@ -1,6 +1,7 @@
-import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { SearchAttributeType } from '../../temporal/dev-server';
 import { logger } from '../logger';
+import { GrpcStatus, grpcCode } from './grpc-status';
 
 /**
  * The custom search attributes Herald sets on `wf-exec/<executionId>` workflows, so that an
@@ -14,16 +15,10 @@ export const HERALD_SEARCH_ATTRIBUTES = {
   HeraldContactEmail: 'Keyword',
 } as const satisfies Record<string, SearchAttributeType>;
 
-const GRPC_ALREADY_EXISTS = 6;
-const GRPC_UNIMPLEMENTED = 12;
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
 const INDEXED_VALUE_TYPE_KEYWORD = 2;
 /** How long a server that refused the attributes is left alone before asking again. */
 const RETRY_AFTER_MS = 60_000;
-
-function grpcCode(err: unknown): number | undefined {
-  return isGrpcServiceError(err) ? err.code : undefined;
-}
 
 /**
  * Registers Herald's search attributes on the client's namespace where missing; true once they
@@ -39,13 +34,13 @@ export async function ensureSearchAttributes(client: Client): Promise<boolean> {
     missing = missing.filter((name) => !(name in (customAttributes ?? {})));
   } catch (err) {
     // The Java test server cannot list search attributes but can add them.
-    if (grpcCode(err) !== GRPC_UNIMPLEMENTED) return refused(err);
+    if (grpcCode(err) !== GrpcStatus.UNIMPLEMENTED) return refused(err);
   }
   for (const name of missing) {
     try {
       await operatorService.addSearchAttributes({ namespace, searchAttributes: { [name]: INDEXED_VALUE_TYPE_KEYWORD } });
     } catch (err) {
-      if (grpcCode(err) !== GRPC_ALREADY_EXISTS) return refused(err);
+      if (grpcCode(err) !== GrpcStatus.ALREADY_EXISTS) return refused(err);
     }
   }
   return true;
