@@ -5,7 +5,6 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { ensureSearchAttributes, HERALD_SEARCH_ATTRIBUTES } from '../../src/orchestration/search-attributes';
 import { processCommand, processState } from '../../src/runtime/process-table';
-import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
 import {
   applyVisibilityIndexChanges,
@@ -16,6 +15,7 @@ import {
   visibilityIndexes,
 } from '../../temporal/visibility-indexes';
 import { freePort } from '../support/ports';
+import { builtTemporalCli } from '../support/temporal';
 import { until } from '../support/wait';
 
 /** The Temporal CLI dev server as `npm start` runs it: a leftover of a crashed run is replaced, a taken port named. */
@@ -25,9 +25,7 @@ describe('Temporal dev server start-up', () => {
   const started: DevServer[] = [];
 
   beforeAll(async () => {
-    const found = await findTemporalCli({ install: false });
-    if (!found) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
-    cliPath = found;
+    cliPath = await builtTemporalCli();
   });
   /** The program that trims the visibility indexes; needs Go to be built. */
   const indexTool = async () => {

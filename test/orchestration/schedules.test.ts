@@ -4,9 +4,9 @@ import path from 'node:path';
 import { InterceptingCall, status, type Interceptor } from '@grpc/grpc-js';
 import { Client, Connection } from '@temporalio/client';
 import { ensureIntervalSchedule, type IntervalSchedule } from '../../src/orchestration/schedules';
-import { findTemporalCli } from '../../temporal/cli';
 import { startDevServer, type DevServer } from '../../temporal/dev-server';
 import { freePort } from '../support/ports';
+import { builtTemporalCli } from '../support/temporal';
 
 /** A workflow named by the schedules (none of them runs within a test: their interval is minutes). */
 async function scheduledWork(): Promise<void> {}
@@ -38,8 +38,7 @@ describe('interval schedules ensured at start-up (ensureIntervalSchedule)', () =
   const connections: Connection[] = [];
 
   beforeAll(async () => {
-    const cliPath = await findTemporalCli({ install: false });
-    if (!cliPath) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
+    const cliPath = await builtTemporalCli();
     dataDir = mkdtempSync(path.join(tmpdir(), 'herald-schedules-'));
     server = await startDevServer({ cliPath, dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   });

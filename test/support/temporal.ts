@@ -4,6 +4,7 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { loadConfig } from '../../src/config';
 import { logger } from '../../src/logger';
 import { routeTemporalLogs } from '../../src/orchestration/logging';
+import { findTemporalCli } from '../../temporal/cli';
 import { startTestServer, testServerScript } from '../../temporal/test-server';
 import { freePort } from './ports';
 
@@ -103,4 +104,11 @@ export function useTimeSkipping(): TimeSkipping {
       return worker.runUntil(() => work(taskQueue));
     },
   };
+}
+
+/** The Temporal CLI the dev server's tests run, as built beforehand; throws, saying how to build it, when there is none. */
+export async function builtTemporalCli(): Promise<string> {
+  const found = await findTemporalCli({ install: false });
+  if (!found) throw new Error('No Temporal CLI: `npx tsx temporal/cli.ts` builds it (as .ci/run does)');
+  return found;
 }
