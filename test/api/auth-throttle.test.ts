@@ -1,6 +1,7 @@
 import * as argon2 from '@node-rs/argon2';
 import { ConfigError, loadConfig } from '../../src/config';
 import { Client, signupWithProject, startApi, uniqueEmail, type Answer, type TestApi } from '../support/api';
+import { withinOneMinute } from '../support/wait';
 
 jest.mock('@node-rs/argon2', () => {
   const actual = jest.requireActual('@node-rs/argon2');
@@ -39,12 +40,6 @@ function expectRateLimited(answer: Answer, maxRetryAfter: number) {
   const retryAfter = Number(answer.headers.get('retry-after'));
   expect(retryAfter).toBeGreaterThan(0);
   expect(retryAfter).toBeLessThanOrEqual(maxRetryAfter);
-}
-
-/** Waits for the next minute when this one is about to end, so that a test's requests share one window. */
-async function startOfAMinute() {
-  const secondsLeft = 60 - new Date().getUTCSeconds();
-  if (secondsLeft < 10) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
 }
 
 describe('/auth throttling', () => {
@@ -151,7 +146,7 @@ describe('/auth throttling', () => {
     });
 
     it('allows AUTH_RATE_LIMIT_PER_MINUTE requests a minute from one address across the throttled endpoints, then 429 before argon2', async () => {
-      await startOfAMinute();
+      await withinOneMinute(10);
       const address = newAddress();
       const email = uniqueEmail('crowd');
       const statuses = [
@@ -183,7 +178,7 @@ describe('/auth throttling', () => {
     });
 
     it('ignores X-Forwarded-For from a peer that is not a trusted proxy (TRUST_PROXY=false): the peer address is counted', async () => {
-      await startOfAMinute();
+      await withinOneMinute(10);
       const statuses = [];
       for (let i = 0; i < 4; i += 1) {
         statuses.push((await postFrom(untrusting, newAddress(), '/auth/request-password-reset', { email: uniqueEmail('spoof') })).status);

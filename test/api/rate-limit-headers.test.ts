@@ -1,4 +1,5 @@
 import { signupWithProject, startApi, type TestApi } from '../support/api';
+import { withinOneMinute } from '../support/wait';
 
 /**
  * Every key-authenticated endpoint counts against one per-project limiter, so
@@ -16,8 +17,7 @@ describe('RateLimit-Remaining across endpoints', () => {
     const key = project.secretKey as string;
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The limit counts per clock minute: all requests must fall into one.
-    const secondsLeft = 60 - new Date().getUTCSeconds();
-    if (secondsLeft < 5) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
+    await withinOneMinute(5);
     const remaining: number[] = [];
     for (const path of ['/contacts', '/templates', '/contacts', '/segments', '/contacts']) {
       const answer = await client.get(path, { key });

@@ -1,4 +1,5 @@
 import { Client, signupWithProject, startApi, type TestApi } from '../support/api';
+import { withinOneMinute } from '../support/wait';
 
 describe('per-project rate limit', () => {
   let first: TestApi;
@@ -19,8 +20,7 @@ describe('per-project rate limit', () => {
     const a = new Client(first.url);
     const b = new Client(second.url);
     // Align to the start of a window so all requests fall into the same minute.
-    const secondsLeft = 60 - (new Date().getUTCSeconds());
-    if (secondsLeft < 5) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
+    await withinOneMinute(5);
 
     const answers = [];
     for (let i = 0; i < 6; i += 1) answers.push(await (i % 2 ? b : a).get('/v1/api-key', { key: project.secretKey }));
@@ -43,8 +43,7 @@ describe('per-project rate limit', () => {
     const { project: quiet } = await signupWithProject(first);
     const client = new Client(first.url);
     // Align to the start of a window so all requests fall into the same minute.
-    const secondsLeft = 60 - (new Date().getUTCSeconds());
-    if (secondsLeft < 5) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
+    await withinOneMinute(5);
     for (let i = 0; i < 7; i += 1) await client.get('/v1/api-key', { key: busy.secretKey });
     expect((await client.get('/v1/api-key', { key: busy.secretKey })).status).toBe(429);
     expect((await client.get('/v1/api-key', { key: quiet.secretKey })).status).toBe(200);

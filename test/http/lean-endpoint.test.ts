@@ -13,6 +13,7 @@ import { BODY_LIMIT } from '../../src/http/mount';
 import { TrackRequest } from '../../src/events/events-dtos';
 import { WindowLimiter } from '../../src/rate-limits/window-limiter';
 import { signupWithProject } from '../support/api';
+import { withinOneMinute } from '../support/wait';
 
 /** One raw request to POST /v1/track. */
 interface RawRequest {
@@ -157,8 +158,7 @@ describe('the lean route of POST /v1/track', () => {
   it('counts against the same per-project limit as Express, and answers 429 as Express does', async () => {
     const keys = await project();
     // Limits are counted per clock minute: all requests must fall into one.
-    const secondsLeft = 60 - new Date().getUTCSeconds();
-    if (secondsLeft < 10) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
+    await withinOneMinute(10);
     const answers: Seen[] = [];
     for (let i = 0; i < RATE_LIMIT + 5; i += 1) {
       // Alternating paths: one budget for both.

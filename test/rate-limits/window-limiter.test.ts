@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
 import { WindowLimiter } from '../../src/rate-limits/window-limiter';
+import { withinOneMinute } from '../support/wait';
 
 describe('the per-minute window limiter (WindowLimiter)', () => {
   let dataSource: DataSource;
@@ -37,8 +38,7 @@ describe('the per-minute window limiter (WindowLimiter)', () => {
     const other = new WindowLimiter(dataSource, 30);
     const name = bucket();
     // All in one minute's window: not within three seconds of its end.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 3_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    await withinOneMinute(3);
     const answers = [];
     for (let i = 0; i < 20; i += 1) answers.push(await limiter.count(name), await other.count(name));
     expect(answers.filter((answer) => !answer.limited)).toHaveLength(30);

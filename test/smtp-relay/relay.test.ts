@@ -4,7 +4,7 @@ import PostalMime from 'postal-mime';
 import { generate } from 'selfsigned';
 import { projectWithVerifiedDomain, type Client } from '../support/api';
 import { emailTag } from '../support/ses-server';
-import { until } from '../support/wait';
+import { until, withinOneMinute } from '../support/wait';
 import { composeCore } from '../../src/composition';
 import { openDatabase } from '../../src/db/data-source';
 import { startSmtpRelay } from '../../src/smtp-relay/relay-start';
@@ -217,8 +217,7 @@ describe('SMTP relay', () => {
 
   it('counts messages in the project\'s /v1/send rate limit: past it, 451', async () => {
     // The limit is counted per clock minute: every message and the MAIL FROM after them fall into one.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    await withinOneMinute(10);
     const transport = relayTransport(stack, key, { pool: true });
     const codes: number[] = [];
     for (let i = 0; i < 2 * RATE_LIMIT + 1; i += 1) {

@@ -26,3 +26,12 @@ export async function until<T>(read: () => Promise<T>, done: (value: T) => boole
 export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T> {
   return (await until(check, Boolean, what, timeoutMs))!;
 }
+
+/**
+ * Waits for the next clock minute when fewer than `seconds` are left in this one, so that what a
+ * test counts per clock minute (Herald's rate limits) falls into one window.
+ */
+export async function withinOneMinute(seconds: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 200));
+}
