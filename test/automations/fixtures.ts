@@ -4,7 +4,7 @@ import { openDatabase } from '../../src/db/data-source';
 import type { StepType } from '../../src/entities/workflow';
 import type { EngineDeps } from '../../src/automations/start-execution';
 import { connectTestTemporal, startTestWorker, type TestTemporal, type TestWorker } from '../support/worker';
-import { createDatabaseOn } from '../support/scratch-database';
+import { createScratchDatabase } from '../support/scratch-database';
 
 /** Polling for the engine's tests, shared with the rest of the suite. */
 export { until } from '../support/wait';
@@ -83,8 +83,8 @@ export interface TestEngine {
  */
 export async function startEngine(prefix: string, { ownDatabase = false } = {}): Promise<TestEngine> {
   const taskQueue = `${prefix}-${randomUUID()}`;
-  const database = ownDatabase ? await createDatabaseOn(process.env.DATABASE_URL!, `herald_${prefix.replace(/\W/g, '_')}`) : undefined;
-  const dataSource = await openDatabase(database?.url ?? process.env.DATABASE_URL!, 4);
+  const database = ownDatabase ? await createScratchDatabase(process.env.DATABASE_URL!, prefix.replace(/\W/g, '_'), 4) : undefined;
+  const dataSource = database?.dataSource ?? (await openDatabase(process.env.DATABASE_URL!, 4));
   const temporal = await connectTestTemporal();
   const worker = await startTestWorker(dataSource, { TEMPORAL_TASK_QUEUE: taskQueue });
   return {
@@ -95,8 +95,7 @@ export async function startEngine(prefix: string, { ownDatabase = false } = {}):
     close: async () => {
       await worker.close();
       await temporal.close();
-      await dataSource.destroy();
-      await database?.drop();
+      await (database ? database.drop() : dataSource.destroy());
     },
   };
 }

@@ -1,34 +1,30 @@
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/db/data-source';
 import type { EventRecord } from '../../src/entities/event-record';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { withEvents } from '../../src/events/event-store';
 import { MAX_DISPATCH_ATTEMPTS, redeliverDue } from '../../src/events/redelivery';
 import { createContact, createProject } from '../automations/fixtures';
-import { createDatabaseOn } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 
 /**
  * On a database of its own: a redelivery pass claims every due dispatch of the database, so on
  * the shared one it would take other test files' dispatches, and theirs would take this file's.
  */
 describe('durable event dispatch', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let database: ScratchDatabase;
   let dataSource: DataSource;
   let projectId: string;
   let contactId: string;
 
   beforeAll(async () => {
-    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_event_dispatch');
-    dataSource = await openDatabase(database.url, 4);
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'event_dispatch', 4);
+    ({ dataSource } = database);
   });
   beforeEach(async () => {
     ({ projectId } = await createProject(dataSource));
     ({ contactId } = await createContact(dataSource, projectId));
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   /**
    * A dispatcher that records what it is handed for this test's project (a redelivery pass

@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { ContactsService } from '../../src/contacts/contacts-service';
-import { openDatabase } from '../../src/db/data-source';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { TrackWriter } from '../../src/events/track-writer';
 import { createProject } from '../automations/fixtures';
-import { createDatabaseOn } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 import { until } from '../support/wait';
 
 /**
@@ -12,17 +11,14 @@ import { until } from '../support/wait';
  * redelivery pass of another test file on the shared database would claim them.
  */
 describe('tracked events answered before their delivery (TrackWriter backlog)', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let database: ScratchDatabase;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_track_backlog');
-    dataSource = await openDatabase(database.url, 4);
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'track_backlog', 4);
+    ({ dataSource } = database);
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   /** A gate the subscriber waits at until the test opens it. */
   const gate = () => {

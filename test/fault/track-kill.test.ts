@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { openDatabase } from '../../src/db/data-source';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { redeliverDue } from '../../src/events/redelivery';
 import { registerSegmentTracking } from '../../src/segments/segment-tracking';
 import { Client, signupWithProject } from '../support/api';
-import { createDatabaseOn } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 
 /** How many requests are sent at once, each for a contact of its own. */
 const CONNECTIONS = 40;
@@ -35,17 +34,14 @@ function startApiProcess(databaseUrl: string): Promise<{ child: ChildProcess; ur
  * the shared one it would take other test files' dispatches, and theirs would take this file's.
  */
 describe('POST /v1/track when the API is SIGKILLed under load', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let database: ScratchDatabase;
   let dataSource: DataSource;
 
   beforeAll(async () => {
-    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_track_kill');
-    dataSource = await openDatabase(database.url, 4);
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'track_kill', 4);
+    ({ dataSource } = database);
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   it('stores every answered event once and none twice, and the worker dispatches what the killed process did not', async () => {
     const { child, url } = await startApiProcess(database.url);

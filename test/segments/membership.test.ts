@@ -1,11 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { ContactsService } from '../../src/contacts/contacts-service';
-import { openDatabase } from '../../src/db/data-source';
 import type { EventRecord } from '../../src/entities/event-record';
 import { EventDispatcher } from '../../src/events/dispatcher';
 import { SegmentMembership } from '../../src/segments/membership';
 import { createContact, createProject } from '../automations/fixtures';
-import { createDatabaseOn } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 
 const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] };
 
@@ -15,7 +14,7 @@ const pro = { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator:
  * on the shared database would move these segments' members before the re-evaluations do.
  */
 describe('re-evaluating contacts against tracked segments (SegmentMembership.reevaluate)', () => {
-  let database: { url: string; drop(): Promise<void> };
+  let database: ScratchDatabase;
   let dataSource: DataSource;
   let projectId: string;
   let segmentId: string;
@@ -23,8 +22,8 @@ describe('re-evaluating contacts against tracked segments (SegmentMembership.ree
   let delivered: EventRecord[];
 
   beforeAll(async () => {
-    database = await createDatabaseOn(process.env.DATABASE_URL!, 'herald_segment_membership');
-    dataSource = await openDatabase(database.url, 6);
+    database = await createScratchDatabase(process.env.DATABASE_URL!, 'segment_membership', 6);
+    ({ dataSource } = database);
   });
   beforeEach(async () => {
     ({ projectId } = await createProject(dataSource));
@@ -39,10 +38,7 @@ describe('re-evaluating contacts against tracked segments (SegmentMembership.ree
     });
     membership = new SegmentMembership(dataSource, new ContactsService(dataSource, dispatcher));
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.drop());
 
   const members = async () =>
     ((await dataSource.query('SELECT contact_id FROM segment_members WHERE segment_id = $1', [segmentId])) as { contact_id: string }[])

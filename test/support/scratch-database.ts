@@ -6,6 +6,8 @@ import { openDatabase } from '../../src/db/data-source';
 /** A migrated database of its own, dropped at the end. */
 export interface ScratchDatabase {
   dataSource: DataSource;
+  /** Its connection URL, for a process of its own. */
+  url: string;
   drop(): Promise<void>;
 }
 
@@ -32,11 +34,12 @@ export async function createDatabaseOn(serverUrl: string, prefix: string): Promi
  * every project (housekeeping purges, background domain checks), so that they neither touch
  * other test files' rows nor count them.
  */
-export async function createScratchDatabase(sharedUrl: string, prefix: string): Promise<ScratchDatabase> {
+export async function createScratchDatabase(sharedUrl: string, prefix: string, poolSize = 2): Promise<ScratchDatabase> {
   const database = await createDatabaseOn(sharedUrl, `herald_${prefix}`);
-  const dataSource = await openDatabase(database.url, 2);
+  const dataSource = await openDatabase(database.url, poolSize);
   return {
     dataSource,
+    url: database.url,
     drop: async () => {
       await dataSource.destroy();
       await database.drop();
