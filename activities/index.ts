@@ -5,6 +5,9 @@ import type { EventDispatcher } from '../src/events/dispatcher';
 import type { Mailer } from '../src/mailer/types';
 import { CampaignRunner } from '../src/campaigns/campaign-runner';
 import { Delivery } from '../src/sending/delivery';
+import { SendLanes } from '../src/sending/send-lanes';
+import type { SendQueueBell } from '../src/sending/send-queue-bell';
+import { createSendLaneActivities } from './send-lanes';
 import { createCampaignActivities } from './campaigns';
 import { createDeliveryActivities } from './delivery';
 import { createDomainActivities } from './domains';
@@ -22,6 +25,7 @@ export interface ActivityDeps {
   mailer: Mailer;
   config: Config;
   dispatcher: EventDispatcher;
+  sendQueue: SendQueueBell;
 }
 
 /** Every activity the worker registers, by name. */
@@ -35,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createJobActivities({ dataSource: deps.dataSource, contacts }),
     ...createSegmentActivities({ dataSource: deps.dataSource, contacts }),
     ...createDeliveryActivities(delivery),
+    ...createSendLaneActivities(new SendLanes(deps.dataSource, delivery, deps.sendQueue)),
     ...createCampaignActivities(new CampaignRunner(deps.dataSource, delivery, deps.config)),
     ...createWebhookActivities(deps),
     ...createWebhookDispatchActivities(deps),

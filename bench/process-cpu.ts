@@ -26,6 +26,11 @@ function stat(pid: number): { ppid: number; seconds: number } | undefined {
   }
 }
 
+/** CPU seconds used so far by the process alone (its threads, not its children); 0 when it is gone. */
+export function ownCpuSeconds(pid: number | undefined): number {
+  return pid === undefined ? 0 : (stat(pid)?.seconds ?? 0);
+}
+
 /** CPU seconds used so far by the process and every live descendant of it; 0 when it is gone. */
 export function treeCpuSeconds(pid: number | undefined): number {
   if (pid === undefined || !existsSync('/proc')) return 0;

@@ -14,6 +14,7 @@ import { connectTemporal } from '../src/orchestration/client';
 import { routeTemporalLogs } from '../src/orchestration/logging';
 import { HERALD_SEARCH_ATTRIBUTES } from '../src/orchestration/search-attributes';
 import { createWorker } from '../src/orchestration/worker';
+import { ensureSendLanes } from '../src/orchestration/send-lanes';
 import { findTemporalCli } from '../temporal/cli';
 import { startDevServer } from '../temporal/dev-server';
 import { findVisibilityIndexTool } from '../temporal/visibility-indexes';
@@ -121,6 +122,7 @@ export async function startBenchStack(
   scratch.onCleanup(async () => core.mailer.close?.());
 
   const worker = options.worker === false ? undefined : await startWorker(scratch, address, config, core);
+  if (worker) await ensureSendLanes(temporal.client, config.taskQueue);
   const api = await listen(createApp(core), 0);
   scratch.onCleanup(api.close);
   return { url: `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`, config, dataSource, env: stackEnv, worker };

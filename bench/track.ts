@@ -23,7 +23,6 @@
 import { composeCore } from '../src/composition';
 import autocannon from 'autocannon';
 import { fork, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -37,6 +36,7 @@ import { listen } from '../src/runtime/http-server';
 import { Client, signupWithProject } from '../test/support/api';
 import { pidFromFile, treeCpuSeconds } from './process-cpu';
 import { runBench, withScratch } from './support';
+import { startBaselineServer } from './baseline-server';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
@@ -86,32 +86,13 @@ async function serveHerald(databaseUrl: string, dataDir: string): Promise<Servin
 
 /** The floor: parse the JSON body, one INSERT into a scratch table, answer. */
 async function serveBaseline(databaseUrl: string): Promise<Serving> {
-  const pool = new Pool({ connectionString: databaseUrl, max: POOL_SIZE });
-  await pool.query(
-    'CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, email text, name text, data jsonb, created_at timestamptz DEFAULT now())',
-  );
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
-      try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        await pool.query('INSERT INTO bench_baseline (email, name, data) VALUES ($1, $2, $3)', [body.email, body.event, body.data]);
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"success":true}');
-      } catch {
-        res.writeHead(500).end();
-      }
-    });
+  const setup = new Pool({ connectionString: databaseUrl, max: 1 });
+  await setup.query('CREATE TABLE IF NOT EXISTS bench_baseline (id bigserial PRIMARY KEY, email text, name text, data jsonb, created_at timestamptz DEFAULT now())');
+  await setup.end();
+  return startBaselineServer(databaseUrl, POOL_SIZE, (pool, body) => {
+    const { email, event, data } = body as { email: string; event: string; data: unknown };
+    return pool.query('INSERT INTO bench_baseline (email, name, data) VALUES ($1, $2, $3)', [email, event, data]);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await pool.end();
-    },
-  };
 }
 
 /**

@@ -23,6 +23,7 @@ import { WebhookFairDispatch1764740000000 } from './1764740000000-webhook-fair-d
 import { ExecutionAwaitedEvents1764750000000 } from './1764750000000-execution-awaited-events';
 import { ContactsHotUpdates1764760000000 } from './1764760000000-contacts-hot-updates';
 import { KeysChangedNotify1764770000000 } from './1764770000000-keys-changed-notify';
+import { SendQueue1764780000000 } from './1764780000000-send-queue';
 
 /** Every migration, oldest first. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   ExecutionAwaitedEvents1764750000000,
   ContactsHotUpdates1764760000000,
   KeysChangedNotify1764770000000,
+  SendQueue1764780000000,
 ];

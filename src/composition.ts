@@ -25,6 +25,7 @@ import { ReputationService } from './reputation/reputation-service';
 import { SuspensionLifts } from './reputation/suspension-lifts';
 import { SegmentsService } from './segments/segments-service';
 import { SendService } from './sending/send-service';
+import { SendQueueBell } from './sending/send-queue-bell';
 import { EmailsService } from './emails/emails-service';
 import { SystemService } from './system/system-service';
 import { OutboxService } from './mailer/outbox-service';
@@ -50,6 +51,8 @@ export interface AppDeps {
   mailer: Mailer;
   temporal: Client | undefined;
   dispatcher: EventDispatcher;
+  /** Rung when emails are committed to the send queue; the send lanes of this process listen. */
+  sendQueue: SendQueueBell;
 }
 
 /**
@@ -62,7 +65,7 @@ export function composeCore(config: Config, dataSource: DataSource, temporal: Cl
   registerSegmentTracking(dispatcher, { dataSource });
   registerSegmentWebhooks(dispatcher, { dataSource });
   if (temporal) registerWorkflowTriggers(dispatcher, { dataSource, temporal, taskQueue: config.taskQueue });
-  return { config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher };
+  return { config, dataSource, mailer: createMailer(config, dataSource), temporal, dispatcher, sendQueue: new SendQueueBell() };
 }
 
 /** The services behind the routes, built once per app. */
@@ -84,7 +87,7 @@ export function createServices(deps: AppDeps) {
     segments: new SegmentsService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
     system: new SystemService(deps),
     outbox: new OutboxService(deps.dataSource),
-    send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue),
+    send: new SendService(deps.dataSource, contacts, deps.temporal, deps.config.taskQueue, deps.sendQueue),
     emails: new EmailsService(deps.dataSource, deps.temporal),
     mailEvents: new MailEventsService(contacts, deps.config.mailEventsVerifySns ? new SnsSignatureVerifier() : undefined, confirmByGet, reputation),
     reputation,

@@ -15,5 +15,6 @@ export * from './event-redelivery';
 export * from './housekeeping';
 export * from './jobs';
 export * from './segments';
+export * from './send-lane';
 export * from './webhook-delivery';
 export * from './webhook-dispatch';

@@ -22,6 +22,9 @@ export const campaignWorkflowId = (campaignId: string) => `campaign/${campaignId
 /** `email/<emailId>`: the delivery of one email (`/v1/send`, a campaign test send). */
 export const emailWorkflowId = (emailId: string) => `email/${emailId}`;
 
+/** `send-lane/<taskQueue>/<lane>`: one of the lanes that deliver the task queue's send queue (`/v1/send`, batch, SMTP relay). */
+export const sendLaneWorkflowId = (taskQueue: string, lane: number) => `send-lane/${taskQueue}/${lane}`;
+
 /** `import/<jobId>` or `bulk/<jobId>`: a job's workflow. */
 export const jobWorkflowId = (job: { id: string; type: JobType }) => `${job.type === 'IMPORT' ? 'import' : 'bulk'}/${job.id}`;
 

@@ -13,6 +13,7 @@ import { ensureEventRedelivery } from '../orchestration/event-redelivery';
 import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
 import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
+import { ensureSendLanes } from '../orchestration/send-lanes';
 import { DEVELOPMENT_RELAY_PORT, relayPort, startSmtpRelay } from '../smtp-relay/relay-start';
 
 /** `npm start`: Postgres, Temporal, a worker and the API in one command, with embedded defaults. */
@@ -32,6 +33,7 @@ runMain('Herald', async (shutdown) => {
   await ensureHousekeeping(client, config.taskQueue);
   await ensureEventRedelivery(client, config.taskQueue);
   await ensureWebhookDispatch(client, config.taskQueue);
+  await ensureSendLanes(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
 

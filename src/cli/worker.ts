@@ -11,6 +11,7 @@ import { ensureHousekeeping } from '../orchestration/housekeeping';
 import { ensureSegmentRecomputeSchedule } from '../orchestration/segment-recompute';
 import { webhookTaskQueue } from '../orchestration/task-queues';
 import { ensureWebhookDispatch } from '../orchestration/webhook-dispatch';
+import { ensureSendLanes } from '../orchestration/send-lanes';
 
 /** `npm run start:worker`: a Temporal worker alone, against an external Postgres and Temporal. */
 runMain('Herald worker', async (shutdown) => {
@@ -29,6 +30,7 @@ runMain('Herald worker', async (shutdown) => {
   await ensureHousekeeping(client, config.taskQueue);
   await ensureEventRedelivery(client, config.taskQueue);
   await ensureWebhookDispatch(client, config.taskQueue);
+  await ensureSendLanes(client, config.taskQueue);
   await ensureDomainCheckSchedule(client, config.taskQueue);
   await ensureSegmentRecomputeSchedule(client, config.taskQueue, config.segmentRecomputeMinutes);
   logger.info(`Herald worker polling task queues "${config.taskQueue}" and "${webhookTaskQueue(config.taskQueue)}" (event webhooks)`);

@@ -11,7 +11,8 @@
  * at a time, so that an item the database refuses fails its own caller only. With `spacingMs`, a
  * write starts no sooner than that after the one before it started: under a steady stream the
  * items of that time share one write, while an item that finds the writer idle long enough is
- * still written at once. The one-at-a-time writes of a refused group do not wait for it.
+ * still written at once. The one-at-a-time writes of a refused group do not wait for it. With
+ * `maxItems`, a write takes at most that many items; the rest wait for the next.
  */
 export class GroupWriter<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (err: unknown) => void }[] = [];
@@ -21,7 +22,7 @@ export class GroupWriter<T, R> {
 
   constructor(
     private readonly write: (items: T[], committed: () => void) => Promise<R[]>,
-    private readonly options: { oneByOneOnFailure?: boolean; spacingMs?: number } = {},
+    private readonly options: { oneByOneOnFailure?: boolean; spacingMs?: number; maxItems?: number } = {},
   ) {}
 
   add(item: T): Promise<R> {
@@ -39,7 +40,7 @@ export class GroupWriter<T, R> {
       setTimeout(() => this.next(), wait);
       return;
     }
-    const group = this.pending.splice(0);
+    const group = this.pending.splice(0, this.options.maxItems ?? this.pending.length);
     this.writing = group.length > 0;
     if (!this.writing) return;
     this.lastStart = performance.now();

@@ -51,6 +51,12 @@ export class Email {
   @Column({ type: 'int' }) attempts: number;
   /** When a scheduled `/v1/send` email is (or was) due; null for every other email. */
   @Column({ type: 'timestamptz', nullable: true }) scheduledAt: Date | null;
+  /** A send-queue email's next attempt time (src/sending/send-lanes.ts); null for emails other workflows deliver. */
+  @Column({ type: 'timestamptz', nullable: true }) dueAt: Date | null;
+  /** The Temporal task queue whose send lanes deliver it (a send-queue email's). */
+  @Column({ type: 'text', nullable: true }) sendQueue: string | null;
+  /** The send lane attempting it now; null while it waits. */
+  @Column({ type: 'smallint', nullable: true }) sendLane: number | null;
   @Column({ type: 'timestamptz', nullable: true }) sentAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) deliveredAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) openedAt: Date | null;

@@ -11,12 +11,13 @@ import { PermanentMailError } from '../mailer/types';
 import { domainOf, isVerifiedSender } from '../domains/sender-check';
 import { ReputationService } from '../reputation/reputation-service';
 import { composeMessage } from './compose';
-import { loadParts } from './email-contents-queries';
+import { loadParts, type EmailParts } from './email-contents-queries';
 import { GroupWriter } from '../db/group-writer';
 import { emitEmailEvents, type HookedEmail } from '../webhooks/email-webhooks';
 import {
   cancelScheduledEmail,
   claimQueuedEmails,
+  type DeliverableEmail,
   failQueuedEmail,
   findDeliverableEmail,
   findEmail,
@@ -81,14 +82,22 @@ export class Delivery {
     const email = await findDeliverableEmail(this.dataSource.manager, emailId);
     if (!email) throw new EmailNotFoundError(`email ${emailId} does not exist`);
     if (email.status !== 'QUEUED') return 'ALREADY_HANDLED';
+    return this.deliverLoaded(email, await loadParts(this.dataSource.manager, email), this.writes);
+  }
+
+  /**
+   * Delivers an email loaded with what its delivery checks and its parts (one email, or one of a
+   * send lane's claims) through `writes`: the email of a disabled project is marked FAILED
+   * instead, and a suppressed one SUPPRESSED.
+   */
+  async deliverLoaded(email: DeliverableEmail, parts: EmailParts, writes: SendWrites): Promise<DeliveryOutcome> {
     if (email.disabledReason !== null) {
       await this.fail(email, PROJECT_SUSPENDED_REASON);
       return 'PROJECT_DISABLED';
     }
     if (email.suppressed) return this.markSuppressed(email);
-    const parts = await loadParts(this.dataSource.manager, email);
     const message = await composeMessage(this.config, { ...email, ...parts }, email.contact, parts.attachments);
-    return this.send(email, message, this.writes);
+    return this.send(email, message, writes);
   }
 
   /**

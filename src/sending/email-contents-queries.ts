@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { type Email, EmailAttachment, EmailContent } from '../entities/email';
 import type { OutgoingAttachment } from '../mailer/types';
 
@@ -14,27 +14,55 @@ export interface EmailParts {
   attachments: OutgoingAttachment[];
 }
 
-/** Stores the parts every recipient of one request shares, once; answers the content's id for their email records. */
-export async function storeContent(manager: EntityManager, projectId: string, parts: EmailParts): Promise<string> {
-  const { body, text, literal, headers, variables, attachments } = parts;
-  const { id: contentId } = await manager.save(manager.create(EmailContent, { projectId, body, text: text ?? null, literal: literal ?? false, headers, variables }));
-  if (attachments.length > 0) {
-    await manager.insert(EmailAttachment, attachments.map(({ filename, contentType, content, cid }, position) => ({ contentId, position, filename, contentType, content, cid: cid ?? null })));
-  }
-  return contentId;
+/** Stores, for each request, the parts its recipients share, in two statements however many; answers the contents' ids, in order, for their email records. */
+export async function storeContents(manager: EntityManager, contents: { projectId: string; parts: EmailParts }[]): Promise<string[]> {
+  if (contents.length === 0) return [];
+  const { generatedMaps } = await manager.insert(
+    EmailContent,
+    // `never`: TypeORM's insert type cannot say a jsonb column of Record<string, unknown>.
+    contents.map(({ projectId, parts: { body, text, literal, headers, variables } }) => ({ projectId, body, text: text ?? null, literal: literal ?? false, headers, variables })) as never,
+  );
+  const ids = generatedMaps.map((generated) => generated.id as string);
+  const attachments = contents.flatMap(({ parts }, i) =>
+    parts.attachments.map(({ filename, contentType, content, cid }, position) => ({ contentId: ids[i], position, filename, contentType, content, cid: cid ?? null })),
+  );
+  if (attachments.length > 0) await manager.insert(EmailAttachment, attachments);
+  return ids;
 }
 
 /** The parts of an email: its own (no attachments), or those of the content it shares, attachments in order. */
 export async function loadParts(manager: EntityManager, email: Pick<Email, 'body' | 'contentId' | 'headers' | 'variables'>): Promise<EmailParts> {
+  const shared = email.contentId === null ? new Map<string, EmailParts>() : await loadContents(manager, [email.contentId]);
+  return partsOf(email, shared);
+}
+
+/** The parts of an email among those of contents loaded together (loadContents). */
+export function partsOf(email: Pick<Email, 'body' | 'contentId' | 'headers' | 'variables'>, contents: Map<string, EmailParts>): EmailParts {
   if (email.contentId === null) return { body: email.body!, headers: email.headers, variables: email.variables, attachments: [] };
-  const { body, text, literal, headers, variables } = await manager.findOneByOrFail(EmailContent, { id: email.contentId });
-  const attachments = await manager.find(EmailAttachment, { where: { contentId: email.contentId }, order: { position: 'ASC' } });
-  return {
-    body,
-    text,
-    ...(literal ? { literal } : {}),
-    headers,
-    variables,
-    attachments: attachments.map(({ filename, contentType, content, cid }) => ({ filename, contentType, content, ...(cid ? { cid } : {}) })),
-  };
+  const parts = contents.get(email.contentId);
+  if (!parts) throw new Error(`email content ${email.contentId} does not exist`);
+  return parts;
+}
+
+/** The shared parts of the contents `contentIds`, by id, attachments in order: two statements however many. */
+export async function loadContents(manager: EntityManager, contentIds: string[]): Promise<Map<string, EmailParts>> {
+  const ids = [...new Set(contentIds)];
+  if (ids.length === 0) return new Map();
+  const contents = await manager.find(EmailContent, { where: { id: In(ids) } });
+  const attachments = await manager.find(EmailAttachment, { where: { contentId: In(ids) }, order: { contentId: 'ASC', position: 'ASC' } });
+  return new Map(
+    contents.map(({ id, body, text, literal, headers, variables }) => [
+      id,
+      {
+        body,
+        text,
+        ...(literal ? { literal } : {}),
+        headers,
+        variables,
+        attachments: attachments
+          .filter((attachment) => attachment.contentId === id)
+          .map(({ filename, contentType, content, cid }) => ({ filename, contentType, content, ...(cid ? { cid } : {}) })),
+      },
+    ]),
+  );
 }

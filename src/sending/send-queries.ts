@@ -119,18 +119,20 @@ export const suppressedSql = (projectColumn: string, column: string) =>
   `(EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn} AND s.value = ${column})
     OR EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = ${projectColumn} AND s.value = ${domainSql(column)}))`;
 
-/** findDeliverableEmail's statement (after suppressedSql, which it uses). */
-const DELIVERABLE_EMAIL = prepared(
-  `SELECT e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
+/**
+ * The columns of a DeliverableEmail, read from emails `e` left-joined to their contacts `c`
+ * (after suppressedSql, which it uses): one definition for a single delivery and the send lanes' claims.
+ */
+export const DELIVERABLE_COLUMNS = `e.id, e.project_id AS "projectId", e.contact_id AS "contactId", e.campaign_id AS "campaignId", e.template_id AS "templateId",
           e.status, e.type, e.to_email AS "toEmail", e.to_name AS "toName", e."from", e.from_name AS "fromName", e.reply_to AS "replyTo",
           e.subject, e.body, e.content_id AS "contentId", e.headers, e.variables,
           ${disabledReasonSql('e.project_id')} AS "disabledReason",
           ${suppressedSql('e.project_id', 'lower(e.to_email)')} AS suppressed,
           CASE WHEN c.id IS NULL THEN NULL ELSE jsonb_build_object('id', c.id, 'data', c.data) END AS contact,
-          ${hasEndpointSql('e.project_id')} AS hooked
-     FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id
-    WHERE e.id = $1`,
-);
+          ${hasEndpointSql('e.project_id')} AS hooked`;
+
+/** findDeliverableEmail's statement. */
+const DELIVERABLE_EMAIL = prepared(`SELECT ${DELIVERABLE_COLUMNS} FROM emails e LEFT JOIN contacts c ON c.id = e.contact_id WHERE e.id = $1`);
 
 /** The addresses among `emails` (compared lower-case, answered as given) that the project never sends to; one statement. */
 export async function suppressedAmong(manager: EntityManager, projectId: string, emails: string[]): Promise<Set<string>> {

@@ -190,6 +190,20 @@ export const itemErrors = (index: number, errors: FieldError[]): FieldError[] =>
   errors.map((error) => ({ ...error, field: `[${index}].${error.field}` }));
 
 /**
+ * A refusal of one item of a batch as the refusal of the batch: field errors named
+ * `[index].field`, any other refusal's message prefixed with the item and `details.index` set.
+ */
+export function refusalOfItem(err: unknown, index: number): unknown {
+  if (!(err instanceof ApiError)) return err;
+  const errors = fieldErrors(err);
+  return new ApiError(err.statusCode, err.code, errors ? err.message : `Batch item [${index}]: ${err.message}`, {
+    ...err.options,
+    ...(errors ? { errors: itemErrors(index, errors) } : {}),
+    details: { ...err.options.details, index },
+  });
+}
+
+/**
  * Validates a whole `/v1/send/batch` body: an array of 1 to MAX_BATCH_REQUESTS `/v1/send`
  * requests, each read by parseSendRequest, with at most MAX_BATCH_RECIPIENTS recipients in all.
  * Every problem of every item is reported at once as a 422 naming `[index].field`.

@@ -39,6 +39,8 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     const outcome = await Promise.race([closed(id), new Promise((resolve) => setTimeout(() => resolve(undefined), 15_000))]);
     return outcome ?? ((await stuck()) ? 'CANCELLED' : closed(id));
   };
+  /** Waits until an email sent now leaves the send queue (QUEUED); answers its status then. */
+  const settled = async (id: string) => (await until(() => row(id), (found) => found.status !== 'QUEUED', `email ${id} to leave the send queue`)).status;
   /** Waits until `at` has passed, so that a send the timer would have made has been made. */
   const past = async (at: string) => {
     while (Date.now() < Date.parse(at) + 1000) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -165,7 +167,7 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect((await send({ to: 'slot-2@example.com' })).body.error.code).toBe('BILLING_LIMIT_EXCEEDED');
     expect((await given.client.post(`/emails/${email.email}/cancel`, undefined, { key: given.key })).status).toBe(200);
     const [now] = (await send({ to: 'slot-2@example.com' })).body.data.emails;
-    expect(await closed(now.email)).toBe('SENT');
+    expect(await settled(now.email)).toBe('SENT');
   });
 
   it('refuses a scheduledAt that is past, unparseable, without an offset or more than 30 days ahead with 422 naming it, storing nothing', async () => {
@@ -200,7 +202,7 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
 
   it('answers DELIVERED for an opened email and CANCELLED for a skipped campaign email', async () => {
     const [email] = (await send({ to: 'opened@example.com' })).body.data.emails;
-    expect(await closed(email.email)).toBe('SENT');
+    expect(await settled(email.email)).toBe('SENT');
     await given.api.dataSource.query(`UPDATE emails SET status = 'OPENED' WHERE id = $1`, [email.email]);
     expect((await getEmail(email.email)).body.status).toBe('DELIVERED');
     await given.api.dataSource.query(`UPDATE emails SET status = 'SKIPPED' WHERE id = $1`, [email.email]);

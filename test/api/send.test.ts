@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import PostalMime from 'postal-mime';
 import { projectWithVerifiedDomain, type Client, type TestApi } from '../support/api';
 import { emailTag, type SesServer } from '../support/ses-server';
@@ -73,8 +74,13 @@ describe('POST /v1/send through SES', () => {
     ]);
     const events = await api.dataSource.query(`SELECT count(*)::int AS n FROM events WHERE project_id = $1 AND name = 'email.sent'`, [projectId]);
     expect(events[0].n).toBe(2);
-    const description = await stack.temporal.client.workflow.getHandle(`email/${ids[0]}`).describe();
-    expect(description.type).toBe('deliverEmail');
+    // Delivered by the send lanes of the API's task queue, not by a workflow of its own.
+    const queued = await api.dataSource.query('SELECT send_queue, send_lane FROM emails WHERE id = ANY($1) ORDER BY id', [ids]);
+    expect(queued).toEqual([
+      { send_queue: 'send-test', send_lane: expect.any(Number) },
+      { send_queue: 'send-test', send_lane: expect.any(Number) },
+    ]);
+    await expect(stack.temporal.client.workflow.getHandle(`email/${ids[0]}`).describe()).rejects.toThrow(WorkflowNotFoundError);
   });
 
   it('HTML-escapes data in HTML and Markdown bodies, outputs | raw as it is, and leaves subject and text part alone', async () => {

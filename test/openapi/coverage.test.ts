@@ -1,3 +1,4 @@
+import { SendQueueBell } from '../../src/sending/send-queue-bell';
 import type { Router } from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -30,7 +31,7 @@ describe('the OpenAPI document', () => {
   it('documents every route the API serves, and nothing it does not', () => {
     // Building the app touches neither the database nor Temporal; no request is made.
     const config = loadConfig({ ...process.env, MAIL_EVENTS_SECRET: 'coverage', SESSION_SECRET: 's'.repeat(32), TOKEN_SECRET: 't'.repeat(32) });
-    const app = createApp({ config, dataSource: {} as never, mailer: {} as never, temporal: undefined, dispatcher: new EventDispatcher() });
+    const app = createApp({ config, dataSource: {} as never, mailer: {} as never, temporal: undefined, dispatcher: new EventDispatcher(), sendQueue: new SendQueueBell() });
     const routes = [...routesOf((app as unknown as { router: Router & { stack: Layer[] } }).router.stack)].filter((route) => !SELF.has(route));
 
     const document = buildOpenApiDocument({ version: 'test', serverUrl: 'http://localhost' });

@@ -192,13 +192,13 @@ describe('SMTP relay', () => {
   });
 
   it('leaves an Idempotency-Key free when its send did not commit, so the client\'s retry is sent', async () => {
-    // A relay without Temporal: the send's transaction claims the key, then fails to start the delivery and rolls back.
-    const relay = await startSmtpRelay(composeCore(stack.api.config, stack.api.dataSource, undefined), 0);
+    // With the project's emails cap used up, the send's transaction claims the key, then finds the cap reached and rolls back.
+    await rows('INSERT INTO billing_limits (project_id, emails) VALUES ($1, 0)');
     const message = { from: from(), to: 'retry@example.com', subject: 'Retry', text: 'once', headers: { 'Idempotency-Key': 'retry-7' } };
     try {
-      expect(await replyCode(relayTransport({ ...stack, relay }, key).sendMail(message))).toBe(451);
+      expect(await replyCode(relayTransport(stack, key).sendMail(message))).toBe(452);
     } finally {
-      await relay.close();
+      await rows('DELETE FROM billing_limits WHERE project_id = $1');
     }
     expect(await rows('SELECT 1 FROM emails WHERE project_id = $1')).toHaveLength(0);
     expect((await relayTransport(stack, key).sendMail(message)).response).toMatch(/^250 OK: 1 queued/);

@@ -40,10 +40,15 @@ export function removeDataDir(dataDir: string): void {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** A connection to the embedded database of the Herald running on `dataDir` (its password is in `secrets.json`). */
-export async function heraldDatabase(dataDir: string, port: string): Promise<PgClient> {
+/** The URL of the embedded database of the Herald running on `dataDir` (its password is in `secrets.json`). */
+export function heraldDatabaseUrl(dataDir: string, port: string): string {
   const { postgresPassword } = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
-  const client = new PgClient({ connectionString: `postgres://herald:${encodeURIComponent(postgresPassword)}@127.0.0.1:${port}/herald` });
+  return `postgres://herald:${encodeURIComponent(postgresPassword)}@127.0.0.1:${port}/herald`;
+}
+
+/** A connection to the embedded database of the Herald running on `dataDir`. */
+export async function heraldDatabase(dataDir: string, port: string): Promise<PgClient> {
+  const client = new PgClient({ connectionString: heraldDatabaseUrl(dataDir, port) });
   client.on('error', () => undefined);
   await client.connect();
   return client;

@@ -9,6 +9,7 @@ import { logger } from '../../src/logger';
 import { connectTemporal, type TemporalClient } from '../../src/orchestration/client';
 import { routeTemporalLogs } from '../../src/orchestration/logging';
 import { createWorkers, runWorkers, shutdownWorkers } from '../../src/orchestration/workers';
+import { ensureSendLanes } from '../../src/orchestration/send-lanes';
 
 /** The address of the Temporal test server the global setup started. */
 export function testTemporalAddress(): string {
@@ -29,7 +30,7 @@ export interface TestWorker {
   close(): Promise<void>;
 }
 
-/** Starts the real workers (workflows bundle and activities) on the configured task queue and its webhook queue; `env` overrides configuration. */
+/** Starts the real workers (workflows bundle and activities) on the configured task queue and its webhook queue, and that queue's send lanes; `env` overrides configuration. */
 export async function startTestWorker(
   dataSource: DataSource,
   env: Record<string, string> = {},
@@ -50,6 +51,7 @@ export async function startTestWorker(
     ...options,
   });
   const running = runWorkers(workers);
+  await ensureSendLanes(core.temporal!, config.taskQueue);
   return {
     dispatcher: core.dispatcher,
     close: async () => {

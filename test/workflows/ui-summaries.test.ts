@@ -7,7 +7,9 @@ import {
   executionWorkflowId,
   jobWorkflowId,
   segmentWorkflowId,
+  sendLaneWorkflowId,
 } from '../../workflows/shared';
+import { SEND_LANES } from '../../src/sending/send-lanes';
 
 /** A task queue of this file's own, so workers of other test files never take its workflows. */
 const env = { TEMPORAL_TASK_QUEUE: 'ui-summaries-test' };
@@ -60,31 +62,49 @@ describe('Temporal UI summaries of the workflows the API starts', () => {
       'the emails to leave QUEUED',
     );
 
+  describe('send-lane/<taskQueue>/<lane>', () => {
+    it('names what each send lane delivers', async () => {
+      for (let lane = 0; lane < SEND_LANES; lane++) {
+        expect(await described(sendLaneWorkflowId(env.TEMPORAL_TASK_QUEUE, lane))).toEqual({
+          type: 'sendLane',
+          summary: `Deliver the send queue (/v1/send, batch and SMTP relay emails), lane ${lane}`,
+        });
+      }
+    });
+  });
+
   describe('email/<emailId>', () => {
-    it('names the recipient (as stored) and the subject of a /v1/send email', async () => {
+    /** A scheduled send (a /v1/send email sent now has no workflow of its own: the send lanes deliver it); cancelled again by `cancelled`. */
+    const later = () => new Date(Date.now() + 60_000).toISOString();
+    const cancelled = async (ids: string[]) => {
+      for (const id of ids) expect((await post(`/emails/${id}/cancel`)).status).toBe(200);
+    };
+
+    it('names the recipient (as stored) and the subject of a scheduled /v1/send email', async () => {
       const answer = await post('/v1/send', {
         from: `hello@mail.${domain}`,
         to: ['Ada.Summary@Example.com', { name: 'Bob B', email: 'bob.summary@example.com' }],
         subject: 'Your March invoice',
         body: '<p>Hello</p>',
+        scheduledAt: later(),
       });
       expect(answer.status).toBe(200);
       const [ada, bob] = answer.body.data.emails.map((email: { email: string }) => email.email);
       expect(await described(emailWorkflowId(ada))).toEqual({ type: 'deliverEmail', summary: 'Send to ada.summary@example.com: Your March invoice' });
       expect(await described(emailWorkflowId(bob))).toEqual({ type: 'deliverEmail', summary: 'Send to bob.summary@example.com: Your March invoice' });
-      await emailsSettled([ada, bob]);
+      await cancelled([ada, bob]);
     });
 
     it('keeps a long subject to one line of 200 characters ending in an ellipsis', async () => {
       const subject = `Weekly digest ${'news '.repeat(60)}end`;
-      const answer = await post('/v1/send', { from: `hello@mail.${domain}`, to: ['long.subject@example.com'], subject, body: '<p>Hi</p>' });
+      const answer = await post('/v1/send', { from: `hello@mail.${domain}`, to: ['long.subject@example.com'], subject, body: '<p>Hi</p>', scheduledAt: later() });
       expect(answer.status).toBe(200);
       const [{ email: id }] = answer.body.data.emails;
       const { summary } = await described(emailWorkflowId(id));
       const line = `Send to long.subject@example.com: ${subject}`.replace(/\s+/g, ' ');
       expect(summary).toBe(`${line.slice(0, 199)}…`);
       expect(summary).toHaveLength(200);
-      await emailsSettled([id]);
+      await cancelled([id]);
     });
 
     it('names the recipient and the [Test] subject of a campaign test send', async () => {

@@ -1,0 +1,129 @@
+import type { DataSource } from 'typeorm';
+import { logger } from '../logger';
+import { PermanentMailError } from '../mailer/types';
+import { TemplateRenderError } from '../rendering/renderer';
+import type { Delivery, SendWrites } from './delivery';
+import { loadContents, partsOf, type EmailParts } from './email-contents-queries';
+import type { SendQueueBell } from './send-queue-bell';
+import { claimDueEmails, freeLane, retryLater, type ClaimedEmail } from './send-queue-queries';
+
+/** The send lanes of a task queue: `send-lane/<queue>/0` to `send-lane/<queue>/<SEND_LANES - 1>`, each a workflow that delivers the queue's emails. */
+export const SEND_LANES = 4;
+
+/** The most emails one claim takes. */
+const CLAIM_SIZE = 256;
+/** Sends one lane has with the transport at once. */
+const LANE_CONCURRENCY = 64;
+/** A claim is made again when fewer than this many claimed emails wait for a send. */
+const LOW_WATER = LANE_CONCURRENCY;
+/** How long an idle lane waits for the bell before it looks at the queue again (emails committed by another process, retries falling due). */
+const IDLE_POLL_MS = 100;
+/** Transient failures after which an email is marked FAILED, retried 1, 2, 4 ... up to 300 seconds apart: about an hour in all. */
+export const MAX_SEND_ATTEMPTS = 16;
+const MAX_RETRY_DELAY_SECONDS = 300;
+
+/** How long a lane's pass runs and how it reports that it is alive. */
+export interface DrainOptions {
+  /** When the pass stops claiming (epoch milliseconds); it then ends once its sends in flight end. */
+  untilMs: number;
+  /** Called after each claim and while idle, with the emails attempted so far. */
+  heartbeat: (attempted: number) => void;
+  /** Aborts when the pass was given up (another attempt may hold the lane): no further send starts. */
+  signal?: AbortSignal;
+}
+
+/** The seconds a transiently failed email waits before its next attempt: 1, 2, 4 ... 300. */
+export function retryDelaySeconds(attempts: number): number {
+  return Math.min(MAX_RETRY_DELAY_SECONDS, 2 ** Math.max(0, attempts - 1));
+}
+
+/**
+ * The send lanes' work: a pass claims due emails of the send queue for its lane, renders and
+ * sends them LANE_CONCURRENCY at a time through grouped writes (each attempt counted just
+ * before its send, each send recorded SENT as soon as it returns), claims again before it runs
+ * dry, and waits for the bell (or IDLE_POLL_MS) when the queue is empty. A pass begins by
+ * freeing what its lane still holds (emails claimed by a pass that was cut off: due at once) and
+ * ends by freeing the emails it claimed and did not start. A transient failure frees its email with a
+ * later due time; a permanent one marks it FAILED; so does the last of MAX_SEND_ATTEMPTS.
+ */
+export class SendLanes {
+  /** The claims and records of every lane of this process: those that come together share a statement or transaction. */
+  private readonly writes: SendWrites;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly delivery: Delivery,
+    private readonly bell: SendQueueBell,
+  ) {
+    this.writes = delivery.batchWrites();
+  }
+
+  /** One pass of lane `lane` of task queue `queue` (see the class); answers the emails attempted. Throws when the queue cannot be claimed from, once the sends in flight ended. */
+  async drain(queue: string, lane: number, options: DrainOptions): Promise<number> {
+    const manager = this.dataSource.manager;
+    await freeLane(manager, queue, lane);
+    const waiting: { email: ClaimedEmail; parts: EmailParts }[] = [];
+    let claiming: Promise<number> | undefined;
+    let failure: unknown;
+    let attempted = 0;
+    const stopped = () => failure !== undefined || options.signal?.aborted === true || Date.now() >= options.untilMs;
+    /** Claims the next emails unless a claim is under way; answers how many it added. */
+    const claim = () =>
+      (claiming ??= (async () => {
+        try {
+          const emails = await claimDueEmails(manager, queue, lane, CLAIM_SIZE);
+          const contents = await loadContents(manager, emails.flatMap((email) => (email.contentId ? [email.contentId] : [])));
+          for (const email of emails) waiting.push({ email, parts: partsOf(email, contents) });
+          options.heartbeat(attempted);
+          return emails.length;
+        } catch (err) {
+          failure ??= err;
+          return 0;
+        } finally {
+          claiming = undefined;
+        }
+      })());
+    const sender = async () => {
+      while (!stopped()) {
+        const next = waiting.shift();
+        if (next) {
+          if (waiting.length < LOW_WATER) void claim();
+          await this.attempt(next.email, next.parts, this.writes);
+          attempted += 1;
+          continue;
+        }
+        if ((await claim()) === 0 && waiting.length === 0 && !stopped()) {
+          await this.bell.wait(Math.min(IDLE_POLL_MS, Math.max(0, options.untilMs - Date.now())));
+          options.heartbeat(attempted);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: LANE_CONCURRENCY }, sender));
+    await claiming;
+    await freeLane(manager, queue, lane, waiting.map(({ email }) => email.id));
+    if (failure !== undefined) throw failure;
+    return attempted;
+  }
+
+  /** Delivers one claimed email; a failure is recorded on it (FAILED, or due again later), never thrown. */
+  private async attempt(email: ClaimedEmail, parts: EmailParts, writes: SendWrites): Promise<void> {
+    try {
+      await this.delivery.deliverLoaded(email, parts, writes);
+    } catch (err) {
+      await this.recordFailure(email, err).catch((recordErr: unknown) =>
+        // Still held by the lane: the next pass frees it and it is attempted again.
+        logger.warn({ err: recordErr, emailId: email.id }, 'could not record a failed delivery attempt'),
+      );
+    }
+  }
+
+  /** FAILED for a permanent failure (already marked by the delivery) or the last attempt, else due again after its backoff. */
+  private async recordFailure(email: ClaimedEmail, err: unknown): Promise<void> {
+    if (err instanceof PermanentMailError) return;
+    if (err instanceof TemplateRenderError) return this.delivery.fail(email, err.message);
+    const attempts = email.attempts + 1;
+    if (attempts >= MAX_SEND_ATTEMPTS) return this.delivery.fail(email, `Gave up after ${MAX_SEND_ATTEMPTS} attempts: ${(err as Error).message}`);
+    logger.warn({ err, emailId: email.id, attempts }, 'delivery attempt failed; retrying later');
+    await retryLater(this.dataSource.manager, email.id, retryDelaySeconds(attempts));
+  }
+}
