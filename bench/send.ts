@@ -12,7 +12,8 @@
  * BENCH_SEND_BATCH=<n> posts `/v1/send/batch` calls of n requests (one recipient each);
  * BENCH_SEND_KILL=1 SIGKILLs every Herald process halfway through the measured load and runs
  * `npm start` again at once on the same data (the load goes on meanwhile): then duplicates may
- * reach the sends in flight at the kill, and nothing answered 200 may be missing.
+ * reach the sends in flight at the kill, and nothing answered 200 may be missing;
+ * BENCH_CPU_PROFILE=<dir> writes the V8 CPU profile of Herald's Node process there (`--cpu-prof`).
  */
 import autocannon from 'autocannon';
 import { fork } from 'node:child_process';
@@ -33,6 +34,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TEMPLATE = process.env.BENCH_SEND_TEMPLATE === '1';
 const BATCH = Number(process.env.BENCH_SEND_BATCH ?? 0);
 const KILL = process.env.BENCH_SEND_KILL === '1';
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE;
 const DOMAIN = 'bench.example.com';
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
 /** The baseline's pool: npm start's own default. */
@@ -150,6 +152,7 @@ async function main(): Promise<boolean> {
   buildHerald();
   const herald = await SesHerald.create('bench-send', 0);
   herald.env.RATE_LIMIT_PER_MINUTE = '100000000';
+  if (CPU_PROFILE_DIR) herald.nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`];
   const { ses, dataDir, env } = herald;
   try {
     await herald.start();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { In, type EntityManager } from 'typeorm';
 import { type Email, EmailAttachment, EmailContent } from '../entities/email';
 import type { OutgoingAttachment } from '../mailer/types';
@@ -14,15 +15,28 @@ export interface EmailParts {
   attachments: OutgoingAttachment[];
 }
 
-/** Stores, for each request, the parts its recipients share, in two statements however many; answers the contents' ids, in order, for their email records. */
+/** Stores, for each request, the parts its recipients share (ids made here), in two statements however many; answers the contents' ids, in order, for their email records. */
 export async function storeContents(manager: EntityManager, contents: { projectId: string; parts: EmailParts }[]): Promise<string[]> {
   if (contents.length === 0) return [];
-  const { generatedMaps } = await manager.insert(
-    EmailContent,
-    // `never`: TypeORM's insert type cannot say a jsonb column of Record<string, unknown>.
-    contents.map(({ projectId, parts: { body, text, literal, headers, variables } }) => ({ projectId, body, text: text ?? null, literal: literal ?? false, headers, variables })) as never,
+  const ids = contents.map(() => randomUUID());
+  await manager.query(
+    `INSERT INTO email_contents (id, project_id, body, text, literal, headers, variables)
+     SELECT id, project_id, body, text, literal, headers, variables
+       FROM jsonb_to_recordset($1::jsonb) AS c(id uuid, project_id uuid, body text, text text, literal boolean, headers jsonb, variables jsonb)`,
+    [
+      JSON.stringify(
+        contents.map(({ projectId, parts: { body, text, literal, headers, variables } }, i) => ({
+          id: ids[i],
+          project_id: projectId,
+          body,
+          text: text ?? null,
+          literal: literal ?? false,
+          headers,
+          variables,
+        })),
+      ),
+    ],
   );
-  const ids = generatedMaps.map((generated) => generated.id as string);
   const attachments = contents.flatMap(({ parts }, i) =>
     parts.attachments.map(({ filename, contentType, content, cid }, position) => ({ contentId: ids[i], position, filename, contentType, content, cid: cid ?? null })),
   );

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { prepared, runPrepared } from '../db/prepared';
 import { Email } from '../entities/email';
@@ -16,11 +17,56 @@ export function insertEmail(manager: EntityManager, values: Partial<Email>): Pro
   return manager.save(manager.create(Email, values));
 }
 
-/** Stores email records in the caller's transaction in one statement; answers them with their ids, in order. */
-export async function insertEmails(manager: EntityManager, values: Partial<Email>[]): Promise<Email[]> {
-  // `never`: TypeORM's insert type cannot say a jsonb column of Record<string, unknown>.
-  const { generatedMaps } = await manager.getRepository(Email).insert(values as never);
-  return values.map((value, i) => manager.create(Email, { ...value, ...generatedMaps[i] }));
+/** A `/v1/send` email record to store (insertEmails). */
+export type NewEmail = Pick<
+  Email,
+  | 'projectId' | 'contactId' | 'templateId' | 'source' | 'type' | 'toEmail' | 'toName' | 'from' | 'fromName' | 'replyTo' | 'subject' | 'body'
+  | 'contentId' | 'headers' | 'variables' | 'status' | 'attempts' | 'scheduledAt' | 'dueAt' | 'sendQueue'
+>;
+
+/** A stored email record, with its id (a `/v1/send` email belongs to no campaign). */
+export type StoredEmail = NewEmail & { id: string; campaignId: null };
+
+/** Stores email records in the caller's transaction in one statement, their ids made here; answers them with their ids, in order. */
+export async function insertEmails(manager: EntityManager, values: NewEmail[]): Promise<StoredEmail[]> {
+  const emails = values.map((value) => ({ id: randomUUID(), campaignId: null, ...value }));
+  await manager.query(
+    `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
+                         content_id, headers, variables, status, attempts, scheduled_at, due_at, send_queue)
+     SELECT id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
+            content_id, headers, variables, status, attempts, scheduled_at, due_at, send_queue
+       FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, project_id uuid, contact_id uuid, template_id uuid, source text, type text, to_email text,
+            to_name text, "from" text, from_name text, reply_to text, subject text, body text, content_id uuid, headers jsonb, variables jsonb,
+            status text, attempts int, scheduled_at timestamptz, due_at timestamptz, send_queue text)`,
+    [
+      JSON.stringify(
+        emails.map((email) => ({
+          id: email.id,
+          project_id: email.projectId,
+          contact_id: email.contactId,
+          template_id: email.templateId,
+          source: email.source,
+          type: email.type,
+          to_email: email.toEmail,
+          to_name: email.toName,
+          from: email.from,
+          from_name: email.fromName,
+          reply_to: email.replyTo,
+          subject: email.subject,
+          body: email.body,
+          content_id: email.contentId,
+          headers: email.headers,
+          variables: email.variables,
+          status: email.status,
+          attempts: email.attempts,
+          scheduled_at: email.scheduledAt,
+          due_at: email.dueAt,
+          send_queue: email.sendQueue,
+        })),
+      ),
+    ],
+  );
+  return emails;
 }
 
 /** An email record by id; null when there is none (yet). */

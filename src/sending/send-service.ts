@@ -2,13 +2,12 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { ContactsService } from '../contacts/contacts-service';
 import { parseDataPatch } from '../contacts/data-rules';
-import type { Email } from '../entities/email';
 import { ApiError, validationError, type FieldError } from '../http/errors';
 import { markdownToHtml } from '../rendering/markdown';
 import { TemplateSyntaxError, validateTemplate } from '../rendering/renderer';
 import type { SendQueueBell } from './send-queue-bell';
 import { fieldErrors, itemErrors, refusalOfItem, type SendRequest } from './send-request';
-import { findProjectTemplate } from './send-queries';
+import { findProjectTemplate, type StoredEmail } from './send-queries';
 import { SendWriter, type Claim, type Message } from './send-writer';
 import { deliverEmail } from '../../workflows/delivery';
 import { emailSummary, emailWorkflowId } from '../../workflows/shared';
@@ -126,7 +125,7 @@ export class SendService {
    * commits: if the start fails nothing is stored; if the commit fails, the workflow finds no
    * record at its time and ends without sending.
    */
-  private async startScheduled(email: Email): Promise<void> {
+  private async startScheduled(email: StoredEmail): Promise<void> {
     if (!this.temporal) throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'Sending is unavailable right now; try again shortly');
     try {
       await this.temporal.workflow.start(deliverEmail, {

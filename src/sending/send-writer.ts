@@ -4,7 +4,6 @@ import { assertWithinEmailLimit } from '../billing/limits';
 import { normalizeEmail, type ContactsService } from '../contacts/contacts-service';
 import type { UpsertOutcome } from '../contacts/contacts-queries';
 import type { DataPatch } from '../contacts/data-rules';
-import type { Email } from '../entities/email';
 import type { Template } from '../entities/template';
 import { commitWithEvents, type EventTransaction } from '../events/event-store';
 import { DispatchBehind } from '../events/dispatch-behind';
@@ -14,7 +13,7 @@ import { isVerifiedSender, unverifiedSender } from '../domains/sender-check';
 import { emitEmailEvents } from '../webhooks/email-webhooks';
 import { storeContents } from './email-contents-queries';
 import type { SendQueueBell } from './send-queue-bell';
-import { insertEmails, suppressedAmong } from './send-queries';
+import { insertEmails, suppressedAmong, type StoredEmail } from './send-queries';
 import { refusalOfItem, type Recipient, type SendRequest } from './send-request';
 
 /** The message every recipient of one request gets, before per-recipient rendering. */
@@ -44,7 +43,7 @@ export interface SendJob {
 /** What one request stored: its recipients' contacts and email records, in the order of `to`. */
 export interface StoredRequest {
   contacts: UpsertOutcome[];
-  emails: Email[];
+  emails: StoredEmail[];
 }
 
 /** How one job ended in its group: what it stored, or why it was refused alone. */
@@ -106,7 +105,7 @@ export class SendWriter {
     private readonly contacts: ContactsService,
     private readonly taskQueue: string,
     private readonly bell: SendQueueBell,
-    private readonly startScheduled: (email: Email) => Promise<void>,
+    private readonly startScheduled: (email: StoredEmail) => Promise<void>,
   ) {
     this.transactions = pooledTransactions(dataSource);
     this.dispatches = new DispatchBehind(contacts);

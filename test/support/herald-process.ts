@@ -83,10 +83,10 @@ export class HeraldProcess {
     return this.child.pid!;
   }
 
-  /** Starts Herald with `env` and resolves once it printed its banner; fails with its output if it exits first. */
-  static async start(env: Record<string, string>, logFile: string): Promise<HeraldProcess> {
+  /** Starts Herald with `env` (and `nodeArgs` before its own) and resolves once it printed its banner; fails with its output if it exits first. */
+  static async start(env: Record<string, string>, logFile: string, nodeArgs: string[] = []): Promise<HeraldProcess> {
     const fd = openSync(logFile, 'a');
-    const child = spawn(process.execPath, npmScriptNodeArgs('start'), {
+    const child = spawn(process.execPath, [...nodeArgs, ...npmScriptNodeArgs('start')], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', fd, fd],

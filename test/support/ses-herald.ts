@@ -41,6 +41,9 @@ export class SesHerald {
     });
   }
 
+  /** Node options every start puts before Herald's own (a bench's `--cpu-prof`). */
+  nodeArgs: string[] = [];
+
   /** Herald's API address. */
   get apiUrl(): string {
     return `http://127.0.0.1:${this.env.PORT}`;
@@ -49,7 +52,7 @@ export class SesHerald {
   /** Runs `npm start` (writing its output to `logName` in DATA_DIR) and connects to its database. */
   async start(logName = 'herald-output.log'): Promise<HeraldProcess> {
     await this.db?.end().catch(() => undefined);
-    this.herald = await HeraldProcess.start(this.env, path.join(this.dataDir, logName));
+    this.herald = await HeraldProcess.start(this.env, path.join(this.dataDir, logName), this.nodeArgs);
     this.db = await heraldDatabase(this.dataDir, this.env.EMBEDDED_POSTGRES_PORT);
     return this.herald;
   }
