@@ -190,6 +190,7 @@ async function main(): Promise<boolean> {
     const loadEnded = performance.now();
     const cpu = cpuNow(herald.herald!, dataDir).map((seconds, i) => seconds - cpuBefore[i]);
     const deliveredInLoad = herald.messagesPerEmail(project.id).size - atStart;
+    console.log(`Load done: ${load.requestsPerSecond.toFixed(0)} calls/s, p99 ${load.p99} ms, CPU s (Node, Postgres, Temporal, load generator) ${cpu.map((seconds) => seconds.toFixed(1)).join(', ')}; waiting for the backlog`);
     const kill = await killed;
     const drained = await waitFor(() => {
       const atSes = herald.messagesPerEmail(project.id);

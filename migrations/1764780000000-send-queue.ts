@@ -12,12 +12,11 @@ export class SendQueue1764780000000 implements MigrationInterface {
 
   async up(db: QueryRunner): Promise<void> {
     await db.query(`ALTER TABLE emails ADD COLUMN due_at timestamptz, ADD COLUMN send_queue text, ADD COLUMN send_lane smallint`);
-    await db.query(`CREATE INDEX emails_send_queue_idx ON emails (send_queue, due_at) WHERE status = 'QUEUED' AND due_at IS NOT NULL AND send_lane IS NULL`);
-    await db.query(`CREATE INDEX emails_send_lane_idx ON emails (send_queue, send_lane) WHERE status = 'QUEUED' AND send_lane IS NOT NULL`);
+    // send_lane is in no index, so that claiming and freeing an email can update its row in place.
+    await db.query(`CREATE INDEX emails_send_queue_idx ON emails (send_queue, due_at) WHERE status = 'QUEUED' AND due_at IS NOT NULL`);
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query('DROP INDEX IF EXISTS emails_send_lane_idx');
     await db.query('DROP INDEX IF EXISTS emails_send_queue_idx');
     await db.query('ALTER TABLE emails DROP COLUMN send_lane, DROP COLUMN send_queue, DROP COLUMN due_at');
   }

@@ -16,6 +16,8 @@ const CLAIM_SIZE = 256;
 const LANE_CONCURRENCY = 64;
 /** A claim is made again when fewer than this many claimed emails wait for a send. */
 const LOW_WATER = LANE_CONCURRENCY;
+/** The least time between two claims of a lane under load, so that a claim takes what several commits queued. */
+const CLAIM_SPACING_MS = 20;
 /** How long an idle lane waits for the bell before it looks at the queue again (emails committed by another process, retries falling due). */
 const IDLE_POLL_MS = 100;
 /** Transient failures after which an email is marked FAILED, retried 1, 2, 4 ... up to 300 seconds apart: about an hour in all. */
@@ -55,7 +57,9 @@ export class SendLanes {
     private readonly delivery: Delivery,
     private readonly bell: SendQueueBell,
   ) {
-    this.writes = delivery.batchWrites();
+    // A claim counted the attempt already; the records of sends are grouped.
+    const { record } = delivery.batchWrites();
+    this.writes = { claim: () => Promise.resolve(true), record };
   }
 
   /** One pass of lane `lane` of task queue `queue` (see the class); answers the emails attempted. Throws when the queue cannot be claimed from, once the sends in flight ended. */
@@ -63,43 +67,59 @@ export class SendLanes {
     const manager = this.dataSource.manager;
     await freeLane(manager, queue, lane);
     const waiting: { email: ClaimedEmail; parts: EmailParts }[] = [];
-    let claiming: Promise<number> | undefined;
     let failure: unknown;
+    let claimed = false;
     let attempted = 0;
     const stopped = () => failure !== undefined || options.signal?.aborted === true || Date.now() >= options.untilMs;
-    /** Claims the next emails unless a claim is under way; answers how many it added. */
-    const claim = () =>
-      (claiming ??= (async () => {
-        try {
-          const emails = await claimDueEmails(manager, queue, lane, CLAIM_SIZE);
-          const contents = await loadContents(manager, emails.flatMap((email) => (email.contentId ? [email.contentId] : [])));
-          for (const email of emails) waiting.push({ email, parts: partsOf(email, contents) });
-          options.heartbeat(attempted);
-          return emails.length;
-        } catch (err) {
-          failure ??= err;
-          return 0;
-        } finally {
-          claiming = undefined;
-        }
-      })());
-    const sender = async () => {
+    /** Wakes the senders waiting for claimed emails (or for the pass's end). */
+    let wake = () => undefined as void;
+    let more = new Promise<void>((resolve) => (wake = resolve));
+    const announce = () => {
+      wake();
+      more = new Promise<void>((resolve) => (wake = resolve));
+    };
+    /** A claim, then another at once while claims come back full, else after CLAIM_SPACING_MS, or at the bell when the queue is empty. */
+    const claimer = async () => {
       while (!stopped()) {
-        const next = waiting.shift();
-        if (next) {
-          if (waiting.length < LOW_WATER) void claim();
-          await this.attempt(next.email, next.parts, this.writes);
-          attempted += 1;
+        if (waiting.length >= LOW_WATER) {
+          await Promise.race([more, this.bell.wait(CLAIM_SPACING_MS)]);
           continue;
         }
-        if ((await claim()) === 0 && waiting.length === 0 && !stopped()) {
-          await this.bell.wait(Math.min(IDLE_POLL_MS, Math.max(0, options.untilMs - Date.now())));
-          options.heartbeat(attempted);
+        let emails: ClaimedEmail[];
+        try {
+          emails = await claimDueEmails(manager, queue, lane, CLAIM_SIZE);
+          const contents = await loadContents(manager, emails.flatMap((email) => (email.contentId ? [email.contentId] : [])));
+          for (const email of emails) waiting.push({ email, parts: partsOf(email, contents) });
+        } catch (err) {
+          failure ??= err;
+          break;
+        }
+        if (emails.length > 0) announce();
+        options.heartbeat(attempted);
+        if (emails.length === CLAIM_SIZE) continue;
+        const pause = Math.max(0, Math.min(options.untilMs - Date.now(), emails.length > 0 ? CLAIM_SPACING_MS : IDLE_POLL_MS));
+        // Under load another claim waits a little, so that it takes what several commits queued.
+        if (emails.length > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+        else await this.bell.wait(pause);
+      }
+      claimed = true;
+      announce();
+    };
+    const sender = async () => {
+      for (;;) {
+        const next = stopped() ? undefined : waiting.shift();
+        if (next) {
+          await this.attempt(next.email, next.parts, this.writes);
+          attempted += 1;
+          if (waiting.length < LOW_WATER) announce();
+        } else if (claimed || stopped()) {
+          return;
+        } else {
+          await more;
         }
       }
     };
-    await Promise.all(Array.from({ length: LANE_CONCURRENCY }, sender));
-    await claiming;
+    await Promise.all([claimer(), ...Array.from({ length: LANE_CONCURRENCY }, sender)]);
     await freeLane(manager, queue, lane, waiting.map(({ email }) => email.id));
     if (failure !== undefined) throw failure;
     return attempted;
@@ -121,7 +141,7 @@ export class SendLanes {
   private async recordFailure(email: ClaimedEmail, err: unknown): Promise<void> {
     if (err instanceof PermanentMailError) return;
     if (err instanceof TemplateRenderError) return this.delivery.fail(email, err.message);
-    const attempts = email.attempts + 1;
+    const { attempts } = email;
     if (attempts >= MAX_SEND_ATTEMPTS) return this.delivery.fail(email, `Gave up after ${MAX_SEND_ATTEMPTS} attempts: ${(err as Error).message}`);
     logger.warn({ err, emailId: email.id, attempts }, 'delivery attempt failed; retrying later');
     await retryLater(this.dataSource.manager, email.id, retryDelaySeconds(attempts));

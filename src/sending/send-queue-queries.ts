@@ -1,18 +1,19 @@
 import type { EntityManager } from 'typeorm';
 import { DELIVERABLE_COLUMNS, type DeliverableEmail } from './send-queries';
 
-/** A send-queue email claimed by a lane, with the attempts counted before this one. */
+/** A send-queue email claimed by a lane, with its attempts counted, this one included. */
 export type ClaimedEmail = DeliverableEmail & { attempts: number };
 
 /**
- * Claims for lane `lane` of task queue `queue` up to `limit` queued emails that are due, oldest first, and answers them with
- * what delivering them checks, in one statement. Rows another lane is claiming are skipped, never
- * waited for; a claimed email stays the lane's until it is sent, given up or freed again.
+ * Claims for lane `lane` of task queue `queue` up to `limit` queued emails that are due, oldest
+ * first, counting an attempt of each, and answers them with what delivering them checks, in one
+ * statement. Rows another lane is claiming are skipped, never waited for; a claimed email stays
+ * the lane's until it is sent, given up or freed again.
  */
 export async function claimDueEmails(manager: EntityManager, queue: string, lane: number, limit: number): Promise<ClaimedEmail[]> {
   return manager.query(
     `WITH claimed AS (
-       UPDATE emails SET send_lane = $1
+       UPDATE emails SET send_lane = $1, attempts = attempts + 1
         WHERE id IN (SELECT id FROM emails
                       WHERE send_queue = $3 AND status = 'QUEUED' AND due_at IS NOT NULL AND send_lane IS NULL AND due_at <= now()
                       ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)

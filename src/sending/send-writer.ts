@@ -56,11 +56,6 @@ interface Part {
   message: Message;
 }
 
-/**
- * Transactions storing at once: each takes the calls that arrived while it was busy, so under
- * load a few short transactions overlap instead of one waiting for the round trips of another.
- */
-const WRITERS = 4;
 /** Jobs one transaction stores at most (a batch holds up to 1,000 recipients). */
 const MAX_GROUP = 64;
 /** Scheduled emails' delivery workflows started at once while a transaction is open. */
@@ -79,8 +74,8 @@ function groupedBy<T>(list: T[], of: (item: T) => string): Map<string, T[]> {
 }
 
 /**
- * Stores send calls, those that arrive together in one transaction (group commit, WRITERS
- * transactions at once, calls handed to them in turn): every
+ * Stores send calls, those that arrive while the previous transaction runs together in the next
+ * one (group commit): every
  * recipient's contact upserted per project in one statement, each request's shared content and
  * every email record in one statement each, the project's emails cap checked over all of them.
  * An email to send now is committed QUEUED to the send queue of `taskQueue` (the send lanes
@@ -91,11 +86,7 @@ function groupedBy<T>(list: T[], of: (item: T) => string): Map<string, T[]> {
  * so that its refusal names the request.
  */
 export class SendWriter {
-  private readonly writers = Array.from(
-    { length: WRITERS },
-    () => new GroupWriter((jobs: SendJob[], committed: () => void) => this.write(jobs, committed), { oneByOneOnFailure: true, maxItems: MAX_GROUP }),
-  );
-  private turn = 0;
+  private readonly writer = new GroupWriter((jobs: SendJob[], committed: () => void) => this.write(jobs, committed), { oneByOneOnFailure: true, maxItems: MAX_GROUP });
 
   private readonly transactions: Transactions;
   private readonly dispatches: DispatchBehind;
@@ -115,8 +106,7 @@ export class SendWriter {
   async store(job: SendJob): Promise<StoredRequest[]> {
     let outcome: JobOutcome;
     try {
-      this.turn = (this.turn + 1) % WRITERS;
-      outcome = await this.writers[this.turn].add(job);
+      outcome = await this.writer.add(job);
     } catch (err) {
       if (!job.batch || job.requests.length === 1) throw err;
       [outcome] = await this.write([job], () => undefined, true);
