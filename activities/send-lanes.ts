@@ -3,23 +3,16 @@ import type { SendLanes } from '../src/sending/send-lanes';
 
 /** How long one pass of a send lane claims before it ends, so that its workflow records progress and can continue as new. */
 const PASS_MS = 60_000;
-/** The least time between two heartbeats of a pass: each costs the worker a trip through the SDK, and the timeout is 10 s. */
-const HEARTBEAT_MS = 1_000;
 
-/** Activities of the `send-lane/<n>` workflows. */
+/** Activities of the `send-lane/<queue>/<n>` workflows. */
 export function createSendLaneActivities(lanes: SendLanes) {
   return {
     /** One pass of a send lane: delivers the send queue's due emails for about a minute, heartbeating; answers the emails attempted. */
     async drainSendLane(lane: number): Promise<number> {
       const context = Context.current();
-      let lastBeat = 0;
       return lanes.drain(context.info.taskQueue, lane, {
         untilMs: Date.now() + PASS_MS,
-        heartbeat: (attempted) => {
-          if (Date.now() - lastBeat < HEARTBEAT_MS) return;
-          lastBeat = Date.now();
-          context.heartbeat(attempted);
-        },
+        heartbeat: (attempted) => context.heartbeat(attempted),
         signal: context.cancellationSignal,
       });
     },

@@ -30,6 +30,18 @@ export function rolledBackByPostgres(err: unknown): boolean {
   return typeof err === 'object' && err !== null && rolledBackErrors.has(err);
 }
 
+/**
+ * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
+ * answered its commit with a rollback, or refused a statement or the commit with a data
+ * exception (22), an integrity violation (23) or a rollback (40, but for 40003, statement
+ * completion unknown). A lost connection or any other failure leaves the outcome unknown.
+ */
+export function certainlyRolledBack(err: unknown): boolean {
+  if (rolledBackByPostgres(err)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|40)[0-9A-Z]{3}$/.test(code) && code !== '40003';
+}
+
 const setOpen = (runner: QueryRunner, open: boolean) => {
   const flags = runner as unknown as TransactionFlags;
   [flags.isTransactionActive, flags.transactionDepth] = [open, open ? 1 : 0];

@@ -57,6 +57,8 @@ export class Email {
   @Column({ type: 'text', nullable: true }) sendQueue: string | null;
   /** The send lane attempting it now; null while it waits. */
   @Column({ type: 'smallint', nullable: true }) sendLane: number | null;
+  /** The pass of that lane holding it (each pass claims under a token of its own). */
+  @Column({ type: 'uuid', nullable: true }) sendClaim: string | null;
   @Column({ type: 'timestamptz', nullable: true }) sentAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) deliveredAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) openedAt: Date | null;

@@ -3,7 +3,7 @@ import { parseDataPatch } from '../contacts/data-rules';
 import type { EventRecord } from '../entities/event-record';
 import { logger } from '../logger';
 import { GroupWriter } from '../db/group-writer';
-import { rolledBackByPostgres } from '../db/pipelined-transaction';
+import { certainlyRolledBack } from '../db/pipelined-transaction';
 import { DISPATCH_LEASE_RENEWAL_MS } from './dispatches-queries';
 import { holdDispatch, type EventTransaction, type HeldDispatch, type PendingDispatch } from './event-store';
 
@@ -56,18 +56,6 @@ export interface TrackWriterLimits {
 
 /** A committed group waiting for its delivery: its dispatch in memory, or held by its dispatch rows' ids. */
 type QueuedDelivery = { events: number } & ({ dispatch: PendingDispatch } | { held: HeldDispatch });
-
-/**
- * Whether a transaction's failure certainly rolled it back, wherever it happened: Postgres
- * answered its commit with a rollback, or refused a statement or the commit with a data
- * exception (22), an integrity violation (23) or a rollback (40, but for 40003, statement
- * completion unknown). A lost connection or any other failure leaves the outcome unknown.
- */
-function rolledBack(err: unknown): boolean {
-  if (rolledBackByPostgres(err)) return true;
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22|23|40)[0-9A-Z]{3}$/.test(code) && code !== '40003';
-}
 
 interface PendingTrack {
   projectId: string;
@@ -275,7 +263,7 @@ export class TrackWriter {
       group.forEach((item, i) => item.resolve({ contact: value[i].contactId!, event: value[i].id, timestamp: value[i].createdAt }));
       this.queue(dispatch, group.length);
     } catch (err) {
-      if (!(workFailed || rolledBack(err)) || group.length === 1) {
+      if (!(workFailed || certainlyRolledBack(err)) || group.length === 1) {
         for (const item of group) item.reject(err);
         return;
       }

@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { GroupWriter } from '../db/group-writer';
 import { logger } from '../logger';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery, SendWrites } from './delivery';
 import { loadContents, partsOf, type EmailParts } from './email-contents-queries';
 import type { SendQueueBell } from './send-queue-bell';
-import { claimDueEmails, freeLane, retryLater, type ClaimedEmail } from './send-queue-queries';
+import { claimDueEmails, countHeldAttempts, freeHeld, takeBackLane, type ClaimedEmail, type LanePass } from './send-queue-queries';
 
 /** The send lanes of a task queue: `send-lane/<queue>/0` to `send-lane/<queue>/<SEND_LANES - 1>`, each a workflow that delivers the queue's emails. */
 export const SEND_LANES = 4;
@@ -16,6 +18,8 @@ const CLAIM_SIZE = 256;
 const LANE_CONCURRENCY = 64;
 /** A claim is made again when fewer than this many claimed emails wait for a send. */
 const LOW_WATER = LANE_CONCURRENCY;
+/** How often a pass reports that it is alive, whatever it is doing (the activity's heartbeat timeout is 10 s). */
+const HEARTBEAT_MS = 1_000;
 /** The least time between two claims of a lane under load, so that a claim takes what several commits queued. */
 const CLAIM_SPACING_MS = 20;
 /** How long an idle lane waits for the bell before it looks at the queue again (emails committed by another process, retries falling due). */
@@ -28,7 +32,7 @@ const MAX_RETRY_DELAY_SECONDS = 300;
 export interface DrainOptions {
   /** When the pass stops claiming (epoch milliseconds); it then ends once its sends in flight end. */
   untilMs: number;
-  /** Called after each claim and while idle, with the emails attempted so far. */
+  /** Called every HEARTBEAT_MS while the pass runs (its sends in flight included), with the emails attempted so far. */
   heartbeat: (attempted: number) => void;
   /** Aborts when the pass was given up (another attempt may hold the lane): no further send starts. */
   signal?: AbortSignal;
@@ -40,37 +44,42 @@ export function retryDelaySeconds(attempts: number): number {
 }
 
 /**
- * The send lanes' work: a pass claims due emails of the send queue for its lane, renders and
- * sends them LANE_CONCURRENCY at a time through grouped writes (each attempt counted just
- * before its send, each send recorded SENT as soon as it returns), claims again before it runs
- * dry, and waits for the bell (or IDLE_POLL_MS) when the queue is empty. A pass begins by
- * freeing what its lane still holds (emails claimed by a pass that was cut off: due at once) and
- * ends by freeing the emails it claimed and did not start. A transient failure frees its email with a
- * later due time; a permanent one marks it FAILED; so does the last of MAX_SEND_ATTEMPTS.
+ * The send lanes' work: a pass claims due emails of the send queue for its lane under a token
+ * of its own, renders and sends them LANE_CONCURRENCY at a time, each attempt counted just
+ * before its send (only while the pass still holds the email) and each send recorded SENT as
+ * soon as it returns, claims again before it runs dry, and waits for the bell (or IDLE_POLL_MS)
+ * when the queue is empty. A pass begins by taking back what its lane still holds (claimed by a
+ * pass that was cut off: due at once, and no longer sent by that pass should it still run) and
+ * ends by freeing the emails it claimed and did not start. A transient failure frees its email
+ * with a later due time; a permanent one marks it FAILED; so does the last of MAX_SEND_ATTEMPTS,
+ * crashes mid-send included. It heartbeats every HEARTBEAT_MS throughout.
  */
 export class SendLanes {
-  /** The claims and records of every lane of this process: those that come together share a statement or transaction. */
-  private readonly writes: SendWrites;
+  /** The records of the sends of every lane of this process: those that come together share a transaction. */
+  private readonly record: SendWrites['record'];
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly delivery: Delivery,
     private readonly bell: SendQueueBell,
   ) {
-    // A claim counted the attempt already; the records of sends are grouped.
-    const { record } = delivery.batchWrites();
-    this.writes = { claim: () => Promise.resolve(true), record };
+    ({ record: this.record } = delivery.batchWrites());
   }
 
   /** One pass of lane `lane` of task queue `queue` (see the class); answers the emails attempted. Throws when the queue cannot be claimed from, once the sends in flight ended. */
   async drain(queue: string, lane: number, options: DrainOptions): Promise<number> {
     const manager = this.dataSource.manager;
-    await freeLane(manager, queue, lane);
+    const pass: LanePass = { queue, lane, token: randomUUID() };
+    await takeBackLane(manager, pass);
+    // Just before each send, its attempt is counted, if the pass still holds the email: a later pass may have taken it back.
+    const held = new GroupWriter((ids: string[]) => countHeldAttempts(manager, pass, ids).then((counted) => ids.map((id) => counted.has(id))));
+    const writes: SendWrites = { claim: (id) => held.add(id), record: this.record };
     const waiting: { email: ClaimedEmail; parts: EmailParts }[] = [];
     let failure: unknown;
     let claimed = false;
     let attempted = 0;
     const stopped = () => failure !== undefined || options.signal?.aborted === true || Date.now() >= options.untilMs;
+    const beat = setInterval(() => options.heartbeat(attempted), HEARTBEAT_MS);
     /** Wakes the senders waiting for claimed emails (or for the pass's end). */
     let wake = () => undefined as void;
     let more = new Promise<void>((resolve) => (wake = resolve));
@@ -87,7 +96,7 @@ export class SendLanes {
         }
         let emails: ClaimedEmail[];
         try {
-          emails = await claimDueEmails(manager, queue, lane, CLAIM_SIZE);
+          emails = await claimDueEmails(manager, pass, CLAIM_SIZE);
           const contents = await loadContents(manager, emails.flatMap((email) => (email.contentId ? [email.contentId] : [])));
           for (const email of emails) waiting.push({ email, parts: partsOf(email, contents) });
         } catch (err) {
@@ -95,7 +104,6 @@ export class SendLanes {
           break;
         }
         if (emails.length > 0) announce();
-        options.heartbeat(attempted);
         if (emails.length === CLAIM_SIZE) continue;
         const pause = Math.max(0, Math.min(options.untilMs - Date.now(), emails.length > 0 ? CLAIM_SPACING_MS : IDLE_POLL_MS));
         // Under load another claim waits a little, so that it takes what several commits queued.
@@ -109,7 +117,7 @@ export class SendLanes {
       for (;;) {
         const next = stopped() ? undefined : waiting.shift();
         if (next) {
-          await this.attempt(next.email, next.parts, this.writes);
+          await this.attempt(pass, next.email, next.parts, writes);
           attempted += 1;
           if (waiting.length < LOW_WATER) announce();
         } else if (claimed || stopped()) {
@@ -119,18 +127,24 @@ export class SendLanes {
         }
       }
     };
-    await Promise.all([claimer(), ...Array.from({ length: LANE_CONCURRENCY }, sender)]);
-    await freeLane(manager, queue, lane, waiting.map(({ email }) => email.id));
+    try {
+      await Promise.all([claimer(), ...Array.from({ length: LANE_CONCURRENCY }, sender)]);
+    } finally {
+      clearInterval(beat);
+    }
+    await freeHeld(manager, pass, waiting.map(({ email }) => email.id));
     if (failure !== undefined) throw failure;
     return attempted;
   }
 
   /** Delivers one claimed email; a failure is recorded on it (FAILED, or due again later), never thrown. */
-  private async attempt(email: ClaimedEmail, parts: EmailParts, writes: SendWrites): Promise<void> {
+  private async attempt(pass: LanePass, email: ClaimedEmail, parts: EmailParts, writes: SendWrites): Promise<void> {
     try {
+      // Attempts cut off by crashes (the worker killed mid-send, again and again) count too.
+      if (email.attempts >= MAX_SEND_ATTEMPTS) return await this.delivery.fail(email, `Gave up after ${MAX_SEND_ATTEMPTS} attempts`);
       await this.delivery.deliverLoaded(email, parts, writes);
     } catch (err) {
-      await this.recordFailure(email, err).catch((recordErr: unknown) =>
+      await this.recordFailure(pass, email, err).catch((recordErr: unknown) =>
         // Still held by the lane: the next pass frees it and it is attempted again.
         logger.warn({ err: recordErr, emailId: email.id }, 'could not record a failed delivery attempt'),
       );
@@ -138,12 +152,12 @@ export class SendLanes {
   }
 
   /** FAILED for a permanent failure (already marked by the delivery) or the last attempt, else due again after its backoff. */
-  private async recordFailure(email: ClaimedEmail, err: unknown): Promise<void> {
+  private async recordFailure(pass: LanePass, email: ClaimedEmail, err: unknown): Promise<void> {
     if (err instanceof PermanentMailError) return;
     if (err instanceof TemplateRenderError) return this.delivery.fail(email, err.message);
-    const { attempts } = email;
+    const attempts = email.attempts + 1;
     if (attempts >= MAX_SEND_ATTEMPTS) return this.delivery.fail(email, `Gave up after ${MAX_SEND_ATTEMPTS} attempts: ${(err as Error).message}`);
     logger.warn({ err, emailId: email.id, attempts }, 'delivery attempt failed; retrying later');
-    await retryLater(this.dataSource.manager, email.id, retryDelaySeconds(attempts));
+    await freeHeld(this.dataSource.manager, pass, [email.id], retryDelaySeconds(attempts));
   }
 }

@@ -5,9 +5,10 @@ import { normalizeEmail, type ContactsService } from '../contacts/contacts-servi
 import type { UpsertOutcome } from '../contacts/contacts-queries';
 import type { DataPatch } from '../contacts/data-rules';
 import type { Template } from '../entities/template';
-import { commitWithEvents, type EventTransaction } from '../events/event-store';
+import { commitWithEvents, type Committed, type EventTransaction } from '../events/event-store';
+import { ApiError } from '../http/errors';
 import { DispatchBehind } from '../events/dispatch-behind';
-import { pooledTransactions, type Transactions } from '../db/pipelined-transaction';
+import { certainlyRolledBack, pooledTransactions, type Transactions } from '../db/pipelined-transaction';
 import { GroupWriter } from '../db/group-writer';
 import { isVerifiedSender, unverifiedSender } from '../domains/sender-check';
 import { emitEmailEvents } from '../webhooks/email-webhooks';
@@ -48,6 +49,14 @@ export interface StoredRequest {
 
 /** How one job ended in its group: what it stored, or why it was refused alone. */
 type JobOutcome = { stored: StoredRequest[] } | { refused: unknown };
+
+/** The refusal of a send whose transaction's outcome is unknown (the connection was lost at its commit): retrying it may send twice. */
+function outcomeUnknown(err: unknown): ApiError {
+  return new ApiError(503, 'SERVICE_UNAVAILABLE', 'The database connection was lost while this send was committed: it may or may not have been stored', {
+    details: { reason: (err as Error).message },
+    suggestion: 'Send again with the same Idempotency-Key, if the send had one: a send that was stored then answers 409 instead of going out twice.',
+  });
+}
 
 /** One request of a job, as stored together with others. */
 interface Part {
@@ -118,7 +127,21 @@ export class SendWriter {
   /** One transaction for the jobs (request by request, each refusal naming its request, when `itemByItem`). */
   private async write(jobs: SendJob[], committed: () => void, itemByItem = false): Promise<JobOutcome[]> {
     await this.dispatches.room();
-    const { value, dispatch } = await commitWithEvents(this.transactions, (tx) => this.storeJobs(tx, jobs, itemByItem));
+    let workFailed = false;
+    let stored: Committed<{ outcomes: JobOutcome[]; queued: boolean }>;
+    try {
+      stored = await commitWithEvents(this.transactions, (tx) =>
+        this.storeJobs(tx, jobs, itemByItem).catch((err: unknown) => {
+          workFailed = true;
+          throw err;
+        }),
+      );
+    } catch (err) {
+      // A group whose commit may have gone through is not stored again (its emails would be sent twice).
+      if (workFailed || certainlyRolledBack(err) || jobs.length === 1) throw err;
+      return jobs.map(() => ({ refused: outcomeUnknown(err) }));
+    }
+    const { value, dispatch } = stored;
     committed();
     if (value.queued) this.bell.ring();
     this.dispatches.add(dispatch);

@@ -8,6 +8,7 @@ import { createMailer } from '../../src/mailer';
 import { Delivery } from '../../src/sending/delivery';
 import { MAX_SEND_ATTEMPTS, retryDelaySeconds, SendLanes } from '../../src/sending/send-lanes';
 import { SendQueueBell } from '../../src/sending/send-queue-bell';
+import { claimDueEmails, countHeldAttempts, freeHeld, takeBackLane } from '../../src/sending/send-queue-queries';
 import { createProject } from '../automations/fixtures';
 import { emailTag, SesServer } from '../support/ses-server';
 
@@ -101,6 +102,29 @@ describe('SendLanes', () => {
     await pass(0);
     expect(await email(worn)).toMatchObject({ status: 'FAILED', attempts: MAX_SEND_ATTEMPTS, error: expect.stringContaining(`Gave up after ${MAX_SEND_ATTEMPTS} attempts`) });
     expect(ses.emails).toHaveLength(0);
+  });
+
+  it('marks an email FAILED without sending it when crashes mid-send used up its attempts', async () => {
+    const id = await queueEmail({ attempts: MAX_SEND_ATTEMPTS });
+    await pass(0);
+    expect(await email(id)).toMatchObject({ status: 'FAILED', error: `Gave up after ${MAX_SEND_ATTEMPTS} attempts` });
+    expect(sent(id)).toHaveLength(0);
+  });
+
+  it('lets a pass send only what it still holds: a later pass of its lane takes its emails back', async () => {
+    const id = await queueEmail();
+    const manager = dataSource.manager;
+    const cutOff = { queue, lane: 0, token: randomUUID() };
+    const later = { queue, lane: 0, token: randomUUID() };
+    expect((await claimDueEmails(manager, cutOff, 10)).map((claimed) => claimed.id)).toEqual([id]);
+    await takeBackLane(manager, later);
+    expect((await claimDueEmails(manager, later, 10)).map((claimed) => claimed.id)).toEqual([id]);
+    // The cut-off pass, still running, may neither send it nor free it.
+    expect(await countHeldAttempts(manager, cutOff, [id])).toEqual(new Set());
+    await freeHeld(manager, cutOff, [id]);
+    expect(await email(id)).toMatchObject({ status: 'QUEUED', attempts: 0, send_lane: 0 });
+    expect(await countHeldAttempts(manager, later, [id])).toEqual(new Set([id]));
+    expect(await email(id)).toMatchObject({ attempts: 1 });
   });
 
   it('backs off 1, 2, 4 ... seconds, at most 5 minutes', () => {
