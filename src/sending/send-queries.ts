@@ -27,14 +27,18 @@ export type NewEmail = Pick<
 /** A stored email record, with its id (a `/v1/send` email belongs to no campaign). */
 export type StoredEmail = NewEmail & { id: string; campaignId: null };
 
-/** Stores email records in the caller's transaction in one statement, their ids made here; answers them with their ids, in order. */
+/**
+ * Stores email records in the caller's transaction in one statement, their ids made here; answers
+ * them with their ids, in order. A due time is never later than the database's clock, so that a
+ * process whose clock runs ahead does not hold its emails back.
+ */
 export async function insertEmails(manager: EntityManager, values: NewEmail[]): Promise<StoredEmail[]> {
   const emails = values.map((value) => ({ id: randomUUID(), campaignId: null, ...value }));
   await manager.query(
     `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
                          content_id, headers, variables, status, attempts, scheduled_at, due_at, send_queue)
      SELECT id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
-            content_id, headers, variables, status, attempts, scheduled_at, due_at, send_queue
+            content_id, headers, variables, status, attempts, scheduled_at, least(due_at, now()), send_queue
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, project_id uuid, contact_id uuid, template_id uuid, source text, type text, to_email text,
             to_name text, "from" text, from_name text, reply_to text, subject text, body text, content_id uuid, headers jsonb, variables jsonb,
             status text, attempts int, scheduled_at timestamptz, due_at timestamptz, send_queue text)`,
