@@ -38,7 +38,7 @@ export async function insertEmails(manager: EntityManager, values: NewEmail[]): 
     `INSERT INTO emails (id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
                          content_id, headers, variables, status, attempts, scheduled_at, due_at, send_queue)
      SELECT id, project_id, contact_id, template_id, source, type, to_email, to_name, "from", from_name, reply_to, subject, body,
-            content_id, headers, variables, status, attempts, scheduled_at, least(due_at, now()), send_queue
+            content_id, headers, variables, status, attempts, scheduled_at, CASE WHEN due_at IS NOT NULL THEN least(due_at, now()) END, send_queue
        FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, project_id uuid, contact_id uuid, template_id uuid, source text, type text, to_email text,
             to_name text, "from" text, from_name text, reply_to text, subject text, body text, content_id uuid, headers jsonb, variables jsonb,
             status text, attempts int, scheduled_at timestamptz, due_at timestamptz, send_queue text)`,

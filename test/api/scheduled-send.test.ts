@@ -52,6 +52,8 @@ describe('scheduled sends, GET /emails/{id} and POST /emails/{id}/cancel', () =>
     expect(answer.status).toBe(200);
     const [email] = answer.body.data.emails;
     expect(email).toEqual({ contact: { id: expect.any(String), email: 'later@example.com' }, email: expect.any(String), status: 'SCHEDULED' });
+    // Its own workflow sends it at its time: it is not in the send queue the lanes deliver.
+    expect((await given.api.dataSource.query('SELECT due_at FROM emails WHERE id = $1', [email.email]))[0].due_at).toBeNull();
     const scheduled = await getEmail(email.email);
     expect(scheduled.status).toBe(200);
     expect(scheduled.body).toEqual({
