@@ -159,9 +159,19 @@ export class Delivery {
    * email's failure is its own.
    */
   batchWrites(): SendWrites {
-    const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds), { oneByOneOnFailure: true });
+    return { claim: this.groupedClaims(), record: this.groupedRecords() };
+  }
+
+  /** Grouped claims (see batchWrites); with `sendClaim`, of emails a send lane's pass claimed under that token and still holds. */
+  groupedClaims(sendClaim?: string): SendWrites['claim'] {
+    const claims = new GroupWriter((emailIds: string[]) => this.claim(emailIds, sendClaim), { oneByOneOnFailure: true });
+    return (emailId) => claims.add(emailId);
+  }
+
+  /** Grouped records of sends (see batchWrites). */
+  groupedRecords(): SendWrites['record'] {
     const records = new GroupWriter((accepted: Accepted[], committed: () => void) => this.recordSent(accepted, committed), { oneByOneOnFailure: true });
-    return { claim: (emailId) => claims.add(emailId), record: (accepted) => records.add(accepted) };
+    return (accepted) => records.add(accepted);
   }
 
   /**
@@ -207,9 +217,9 @@ export class Delivery {
     return 'SENT';
   }
 
-  /** Counts an attempt of each email still QUEUED among `emailIds`; answers, per id, whether it was. */
-  private async claim(emailIds: string[]): Promise<boolean[]> {
-    const claimed = await claimQueuedEmails(this.dataSource.manager, emailIds);
+  /** Counts an attempt of each email still QUEUED (and held under `sendClaim`, when given) among `emailIds`; answers, per id, whether it was. */
+  private async claim(emailIds: string[], sendClaim?: string): Promise<boolean[]> {
+    const claimed = await claimQueuedEmails(this.dataSource.manager, emailIds, sendClaim);
     return emailIds.map((id) => claimed.has(id));
   }
 

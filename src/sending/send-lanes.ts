@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { GroupWriter } from '../db/group-writer';
 import { logger } from '../logger';
 import { PermanentMailError } from '../mailer/types';
 import { TemplateRenderError } from '../rendering/renderer';
 import type { Delivery, SendWrites } from './delivery';
 import { loadContents, partsOf, type EmailParts } from './email-contents-queries';
 import type { SendQueueBell } from './send-queue-bell';
-import { claimDueEmails, countHeldAttempts, freeHeld, takeBackLane, type ClaimedEmail, type LanePass } from './send-queue-queries';
+import { claimDueEmails, freeHeld, takeBackLane, type ClaimedEmail, type LanePass } from './send-queue-queries';
 
 /** The send lanes of a task queue: `send-lane/<queue>/0` to `send-lane/<queue>/<SEND_LANES - 1>`, each a workflow that delivers the queue's emails. */
 export const SEND_LANES = 4;
@@ -63,7 +62,7 @@ export class SendLanes {
     private readonly delivery: Delivery,
     private readonly bell: SendQueueBell,
   ) {
-    ({ record: this.record } = delivery.batchWrites());
+    this.record = delivery.groupedRecords();
   }
 
   /** One pass of lane `lane` of task queue `queue` (see the class); answers the emails attempted. Throws when the queue cannot be claimed from, once the sends in flight ended. */
@@ -72,8 +71,7 @@ export class SendLanes {
     const pass: LanePass = { queue, lane, token: randomUUID() };
     await takeBackLane(manager, pass);
     // Just before each send, its attempt is counted, if the pass still holds the email: a later pass may have taken it back.
-    const held = new GroupWriter((ids: string[]) => countHeldAttempts(manager, pass, ids).then((counted) => ids.map((id) => counted.has(id))));
-    const writes: SendWrites = { claim: (id) => held.add(id), record: this.record };
+    const writes: SendWrites = { claim: this.delivery.groupedClaims(pass.token), record: this.record };
     const waiting: { email: ClaimedEmail; parts: EmailParts }[] = [];
     let failure: unknown;
     let claimed = false;

@@ -106,15 +106,17 @@ export async function failQueuedEmail(manager: EntityManager, id: string, reason
 }
 
 /**
- * Counts an attempt of each email still QUEUED among `ids`; answers the ids that were. Rows are
+ * Counts an attempt of each email still QUEUED among `ids` (and, with `sendClaim`, still held by
+ * the send lane's pass that claimed it under that token); answers the ids that were. Rows are
  * locked in id order, as every statement that writes many emails does, so that two of them never deadlock.
  */
-export async function claimQueuedEmails(manager: EntityManager, ids: string[]): Promise<Set<string>> {
+export async function claimQueuedEmails(manager: EntityManager, ids: string[], sendClaim?: string): Promise<Set<string>> {
   const [rows]: [{ id: string }[], number] = await manager.query(
     `UPDATE emails SET attempts = attempts + 1
-      WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' ORDER BY id FOR UPDATE)
+      WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' AND ($2::uuid IS NULL OR send_claim = $2)
+                    ORDER BY id FOR UPDATE)
       RETURNING id`,
-    [ids],
+    [ids, sendClaim ?? null],
   );
   return new Set(rows.map((row) => row.id));
 }

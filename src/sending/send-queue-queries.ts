@@ -32,20 +32,6 @@ export async function claimDueEmails(manager: EntityManager, pass: LanePass, lim
   );
 }
 
-/**
- * Counts an attempt of each email among `ids` the pass still holds (QUEUED, claimed under its
- * token: a later pass of the lane may have taken it back); answers those, which may be sent.
- */
-export async function countHeldAttempts(manager: EntityManager, pass: LanePass, ids: string[]): Promise<Set<string>> {
-  const [rows]: [{ id: string }[], number] = await manager.query(
-    `UPDATE emails SET attempts = attempts + 1
-      WHERE id IN (SELECT id FROM emails WHERE id = ANY($1::uuid[]) AND status = 'QUEUED' AND send_claim = $2 ORDER BY id FOR UPDATE)
-      RETURNING id`,
-    [ids, pass.token],
-  );
-  return new Set(rows.map((row) => row.id));
-}
-
 /** Takes back, due at once, every queued email the lane holds: claimed by earlier passes, which ended or were cut off. */
 export async function takeBackLane(manager: EntityManager, pass: LanePass): Promise<void> {
   await manager.query(`UPDATE emails SET send_lane = NULL, send_claim = NULL WHERE send_queue = $1 AND status = 'QUEUED' AND send_lane = $2`, [

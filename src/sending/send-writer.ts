@@ -209,8 +209,9 @@ export class SendWriter {
    * SUPPRESSED for a suppressed address.
    */
   private async storeParts(tx: EventTransaction, parts: Part[]): Promise<StoredRequest[]> {
+    const byProject = groupedBy(parts, (part) => part.projectId);
     const contactsOf = new Map<Part, UpsertOutcome[]>();
-    for (const [projectId, ofProject] of groupedBy(parts, (part) => part.projectId)) {
+    for (const [projectId, ofProject] of byProject) {
       for (const part of ofProject) contactsOf.set(part, []);
       // In address order (a stable sort keeps each address's requests in theirs), so that
       // transactions upserting the same contacts at once lock them in one order and never deadlock.
@@ -228,7 +229,7 @@ export class SendWriter {
       })),
     );
     const suppressed = new Map<string, Set<string>>();
-    for (const [projectId, ofProject] of groupedBy(parts, (part) => part.projectId)) {
+    for (const [projectId, ofProject] of byProject) {
       suppressed.set(projectId, await suppressedAmong(tx.manager, projectId, ofProject.flatMap((part) => contactsOf.get(part)!.map((contact) => contact.email))));
     }
     const now = new Date();

@@ -8,7 +8,8 @@ import { createMailer } from '../../src/mailer';
 import { Delivery } from '../../src/sending/delivery';
 import { MAX_SEND_ATTEMPTS, retryDelaySeconds, SendLanes } from '../../src/sending/send-lanes';
 import { SendQueueBell } from '../../src/sending/send-queue-bell';
-import { claimDueEmails, countHeldAttempts, freeHeld, takeBackLane } from '../../src/sending/send-queue-queries';
+import { claimDueEmails, freeHeld, takeBackLane } from '../../src/sending/send-queue-queries';
+import { claimQueuedEmails } from '../../src/sending/send-queries';
 import { createProject } from '../automations/fixtures';
 import { emailTag, SesServer } from '../support/ses-server';
 
@@ -120,10 +121,10 @@ describe('SendLanes', () => {
     await takeBackLane(manager, later);
     expect((await claimDueEmails(manager, later, 10)).map((claimed) => claimed.id)).toEqual([id]);
     // The cut-off pass, still running, may neither send it nor free it.
-    expect(await countHeldAttempts(manager, cutOff, [id])).toEqual(new Set());
+    expect(await claimQueuedEmails(manager, [id], cutOff.token)).toEqual(new Set());
     await freeHeld(manager, cutOff, [id]);
     expect(await email(id)).toMatchObject({ status: 'QUEUED', attempts: 0, send_lane: 0 });
-    expect(await countHeldAttempts(manager, later, [id])).toEqual(new Set([id]));
+    expect(await claimQueuedEmails(manager, [id], later.token)).toEqual(new Set([id]));
     expect(await email(id)).toMatchObject({ attempts: 1 });
   });
 
